@@ -1,0 +1,37 @@
+// swift-tools-version: 6.0
+import PackageDescription
+
+let package = Package(
+    name: "nse",
+    products: [
+        .library(name: "NSEKit", targets: ["NSEKit"]),
+        .library(name: "NSEMediaServer", targets: ["NSEMediaServer"]),
+        .executable(name: "nse", targets: ["nse"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+    ],
+    targets: [
+        // System libraries, found with pkg-config; `providers` names the Debian packages to install.
+        .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
+        .systemLibrary(name: "CPNG", pkgConfig: "libpng", providers: [.apt(["libpng-dev"])]),
+        .systemLibrary(name: "CJPEG", pkgConfig: "libjpeg", providers: [.apt(["libjpeg-dev"])]),
+        .systemLibrary(name: "CGIF", pkgConfig: "libgif", providers: [.apt(["libgif-dev"])]),
+        // Typed C functions over the parts Swift cannot call safely: variadics, macros, setjmp/longjmp.
+        .target(name: "CNSE", dependencies: ["CCurl", "CPNG", "CJPEG", "CGIF"]),
+        // Real encoders (libpng, libjpeg, giflib) that tests and the benchmark use to make their images.
+        .target(name: "CImageFixtures", dependencies: ["CPNG", "CJPEG", "CGIF"]),
+        .target(name: "NSEKit", dependencies: ["CNSE", "CCurl"]),
+        .target(name: "NSEMediaServer"),
+        .executableTarget(
+            name: "nse",
+            dependencies: [
+                "NSEKit", "NSEMediaServer",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        .testTarget(name: "NSEKitTests", dependencies: ["NSEKit", "NSEMediaServer", "CNSE", "CImageFixtures"]),
+        .testTarget(name: "NSEMediaServerTests", dependencies: ["NSEMediaServer"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

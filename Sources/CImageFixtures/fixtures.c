@@ -1,0 +1,1 @@
+#include "CImageFixtures.h"

@@ -1,0 +1,67 @@
+#ifndef CNSE_H
+#define CNSE_H
+
+// Typed C entry points for the parts of libcurl, libpng, libjpeg and giflib that Swift cannot call
+// directly: variadic functions, function-like macros and every setjmp/longjmp error path.
+// Swift never sees a raw C error convention: NSEKit turns these return values into thrown errors.
+
+#include <stddef.h>
+#include <stdint.h>
+#include <curl/curl.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+// MARK: libcurl (curl_easy_setopt / curl_easy_getinfo are variadic: one wrapper per argument kind)
+
+typedef size_t (*cnse_curl_data_callback)(char *data, size_t size, size_t count, void *context);
+typedef int (*cnse_curl_progress_callback)(void *context, curl_off_t download_total, curl_off_t download_now,
+                                           curl_off_t upload_total, curl_off_t upload_now);
+
+CURLcode cnse_curl_setopt_long(CURL *handle, CURLoption option, long value);
+CURLcode cnse_curl_setopt_off_t(CURL *handle, CURLoption option, curl_off_t value);
+CURLcode cnse_curl_setopt_string(CURL *handle, CURLoption option, const char *value);
+CURLcode cnse_curl_setopt_pointer(CURL *handle, CURLoption option, void *value);
+/// CURLOPT_WRITEFUNCTION or CURLOPT_HEADERFUNCTION.
+CURLcode cnse_curl_setopt_data_callback(CURL *handle, CURLoption option, cnse_curl_data_callback callback);
+/// CURLOPT_XFERINFOFUNCTION (and CURLOPT_NOPROGRESS 0).
+CURLcode cnse_curl_setopt_progress_callback(CURL *handle, cnse_curl_progress_callback callback);
+
+CURLcode cnse_curl_getinfo_long(CURL *handle, CURLINFO info, long *value);
+CURLcode cnse_curl_getinfo_off_t(CURL *handle, CURLINFO info, curl_off_t *value);
+/// The string is owned by the handle and valid until the next transfer or cleanup; may be set to NULL.
+CURLcode cnse_curl_getinfo_string(CURL *handle, CURLINFO info, const char **value);
+
+// MARK: Image validation: decode every row of every frame, keeping memory O(width)
+
+typedef enum {
+    CNSE_IMAGE_OK = 0,
+    /// The file does not decode: bad signature, CRC, Huffman data, truncated stream...
+    CNSE_IMAGE_CORRUPT = 1,
+    /// Width x height (of the canvas or any frame) exceeds max_pixels; nothing was allocated for pixels.
+    CNSE_IMAGE_TOO_MANY_PIXELS = 2,
+    /// The file could not be opened or read.
+    CNSE_IMAGE_IO_ERROR = 3,
+} cnse_image_status;
+
+typedef struct {
+    uint32_t width;      ///< canvas width (GIF logical screen), 0 if unknown
+    uint32_t height;     ///< canvas height, 0 if unknown
+    uint32_t frames;     ///< 1 for PNG and JPEG; image descriptors seen for GIF
+    uint32_t warnings;   ///< recoverable problems the decoder reported (libjpeg "corrupt data" warnings)
+    char message[256];   ///< the decoder's own words for the first error, or first warning; "" if none
+} cnse_image_report;
+
+/// Validates a PNG: signature, every chunk CRC (critical and ancillary), every row of every pass, IEND.
+cnse_image_status cnse_png_check(const char *path, uint64_t max_pixels, cnse_image_report *report);
+/// Validates a JPEG: header, every scan, every scanline. Corrupt-data warnings are counted, not fatal.
+cnse_image_status cnse_jpeg_check(const char *path, uint64_t max_pixels, cnse_image_report *report);
+/// Validates a GIF: screen descriptor, every frame's LZW data row by row, extensions, trailer.
+cnse_image_status cnse_gif_check(const char *path, uint64_t max_pixels, cnse_image_report *report);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

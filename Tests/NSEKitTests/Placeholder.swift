@@ -1,0 +1,3 @@
+import Testing
+@testable import NSEKit
+@Test func placeholder() { #expect(Bool(true)) }

@@ -1,0 +1,3 @@
+import Testing
+@testable import NSEMediaServer
+@Test func placeholder() { #expect(Bool(true)) }
