@@ -1,0 +1,31 @@
+/// The device facts the emulator reproduces, including the ones Apple leaves undocumented.
+///
+/// Every undocumented fact (device-behaviour.md marks them uncertain) is a property here with the
+/// default the README explains, so a team that knows better for its devices can say so.
+public struct DeviceProfile: Sendable, Hashable {
+    /// How long the extension may run before iOS calls `serviceExtensionTimeWillExpire()`.
+    public var timeBudget: Duration = .seconds(30)
+    /// The extension's Info.plist has an App Transport Security exception, so plain http loads.
+    public var allowsHTTP = false
+    /// Bytes in the "MB" of Apple's attachment limits: undocumented, 1,000,000 (the stricter) by default.
+    public var megabyte = 1_000_000
+    /// Images with more pixels than this (canvas or any frame) are refused before decoding: an assumed
+    /// bound on what the system's thumbnailer accepts, and the emulator's guard against decompression bombs.
+    public var maxPixels: UInt64 = 100_000_000
+    /// Redirects URLSession follows before failing.
+    public var maxRedirects = 16
+    /// Foundation's `suggestedFilename` appends an extension from the MIME type when the name has none
+    /// ("photo" served as image/png becomes "photo.png"). Observed, not documented.
+    public var suggestedFilenameAddsMIMEExtension = true
+
+    public init() {}
+
+    /// The largest file iOS accepts for an attachment of `category`.
+    public func sizeLimit(for category: AttachmentType.Category) -> Int {
+        switch category {
+        case .image: 10 * megabyte
+        case .audio: 5 * megabyte
+        case .movie: 50 * megabyte
+        }
+    }
+}

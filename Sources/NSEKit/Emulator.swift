@@ -1,0 +1,129 @@
+import Foundation
+
+/// Runs a push through what an iPhone does with it: delivery checks, the decision to run the service
+/// extension, the extension itself, and the system's validation of its attachments.
+public struct Emulator: Sendable {
+    public var profile: DeviceProfile
+    public var serviceExtension: ServiceExtension
+    public var hostMapping: MediaHostMapping?
+
+    /// The built-in extension: the given content changes, then Firebase's image helper.
+    public init(profile: DeviceProfile = DeviceProfile(), changes: ContentChanges = ContentChanges(), hostMapping: MediaHostMapping? = nil) {
+        self.init(profile: profile, serviceExtension: ServiceExtension(steps: [changes, FirebaseImageHelper()]), hostMapping: hostMapping)
+    }
+
+    public init(profile: DeviceProfile, serviceExtension: ServiceExtension, hostMapping: MediaHostMapping? = nil) {
+        self.profile = profile
+        self.serviceExtension = serviceExtension
+        self.hostMapping = hostMapping
+    }
+
+    /// Processes the push in `file`. With `attachmentDirectory`, kept attachments are saved there.
+    public func process(file: URL, attachmentDirectory: URL? = nil) async -> ProcessResult {
+        let started = ContinuousClock.now
+        let push: ReceivedPush
+        do {
+            push = try PushReader.read(file)
+        } catch {
+            return ProcessResult(
+                input: file.path, inputKind: nil, extensionInvoked: false, outcome: .rejected, imageShown: false,
+                content: nil, diagnostics: [error.diagnostic], timings: ["read": started.duration(to: .now).milliseconds])
+        }
+        var result = await process(push, input: file.path, attachmentDirectory: attachmentDirectory)
+        result.timings["read"] = started.duration(to: .now).milliseconds - (result.timings["total"] ?? 0)
+        return result
+    }
+
+    /// Processes a push already read.
+    public func process(_ push: ReceivedPush, input: String, attachmentDirectory: URL? = nil) async -> ProcessResult {
+        let started = ContinuousClock.now
+        var result = ProcessResult(
+            input: input, inputKind: push.kind, extensionInvoked: false, outcome: .rejected, imageShown: false,
+            content: nil, diagnostics: push.diagnostics, timings: [:])
+        defer { result.timings["total"] = started.duration(to: .now).milliseconds }
+
+        let rejections = DeliveryRules.check(push)
+        result.diagnostics += rejections
+        guard rejections.isEmpty else { return result }
+
+        let original = NotificationContent(userInfo: push.userInfo)
+        let eligibility = ExtensionEligibility.decide(aps: push.userInfo["aps"]?.objectValue ?? [:])
+        result.diagnostics += eligibility.diagnostics
+        guard eligibility.invoked else {
+            result.outcome = .original
+            result.content = original
+            result.diagnostics.append(notInvoked(eligibility.reason ?? "", push: push))
+            return result
+        }
+        result.extensionInvoked = true
+        await runExtension(original: original, into: &result, attachmentDirectory: attachmentDirectory)
+        return result
+    }
+
+    private func runExtension(original: NotificationContent, into result: inout ProcessResult, attachmentDirectory: URL?) async {
+        let workDirectory = FileManager.default.temporaryDirectory.appendingPathComponent("nse-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: workDirectory) }
+        do {
+            try FileManager.default.createDirectory(at: workDirectory, withIntermediateDirectories: true)
+        } catch {
+            result.diagnostics.append(.error(.mediaNotSaved, "Cannot create a working folder in \(FileManager.default.temporaryDirectory.path): \(error.localizedDescription)."))
+        }
+        let context = ExtensionContext(
+            profile: profile, deadline: .now + profile.timeBudget,
+            fetcher: MediaFetcher(profile: profile, hostMapping: hostMapping), workDirectory: workDirectory)
+
+        var state = ExtensionState(original: original)
+        let started = ContinuousClock.now
+        let delivery = await serviceExtension.run(&state, context: context)
+        result.timings["extension"] = started.duration(to: .now).milliseconds
+        for (step, milliseconds) in state.timings { result.timings["extension.\(step)"] = milliseconds }
+        result.diagnostics += state.diagnostics
+
+        var content = state.bestAttemptContent
+        let validationStarted = ContinuousClock.now
+        switch delivery {
+        case .expired:
+            content.attachments = []
+            result.outcome = .bestAttempt
+        case .delivered:
+            let validation = SystemValidation.validate(state.stagedAttachments, profile: profile)
+            result.diagnostics += validation.diagnostics
+            content.attachments = save(validation.kept, staged: state.stagedAttachments, to: attachmentDirectory, diagnostics: &result.diagnostics)
+            result.imageShown = !content.attachments.isEmpty
+            result.outcome = state.mediaRequested && !result.imageShown ? .modifiedWithoutAttachment : .modified
+        }
+        result.timings["validation"] = validationStarted.duration(to: .now).milliseconds
+        result.content = content
+    }
+
+    /// Moves kept attachment files into `directory` (atomically) and records where they are.
+    private func save(_ kept: [Attachment], staged: [StagedAttachment], to directory: URL?, diagnostics: inout [Diagnostic]) -> [Attachment] {
+        guard let directory else { return kept }
+        return kept.map { attachment in
+            guard let source = staged.first(where: { $0.attachment.identifier == attachment.identifier })?.localFile else {
+                return attachment
+            }
+            var saved = attachment
+            let destination = directory.appendingPathComponent(source.lastPathComponent)
+            do {
+                try AtomicFile.move(source, to: destination)
+                saved.file = destination.path
+            } catch {
+                diagnostics.append(.warning(.mediaNotSaved, "The attachment could not be saved to \(destination.path): \(error.localizedDescription). The verdict is unaffected."))
+            }
+            return saved
+        }
+    }
+
+    private func notInvoked(_ reason: String, push: ReceivedPush) -> Diagnostic {
+        let imageRequested = push.userInfo["fcm_options"]?["image"]?.stringValue != nil
+        let changesRequested = serviceExtension.steps.contains { ($0 as? ContentChanges).map { !$0.isEmpty } ?? false }
+        if imageRequested {
+            return .error(.extensionNotInvoked, "iOS does not run the Notification Service Extension: \(reason). The image will NOT appear; the notification shows the payload's own text. Add `\"mutable-content\": 1` to `aps` and give it an alert.")
+        }
+        if changesRequested {
+            return .warning(.extensionNotInvoked, "iOS does not run the Notification Service Extension: \(reason). Your extension's content changes will not appear.")
+        }
+        return .info(.extensionNotInvoked, "iOS does not run the Notification Service Extension: \(reason). The payload's own content is shown.")
+    }
+}

@@ -1,0 +1,190 @@
+import Foundation
+
+/// Firebase's `Messaging.serviceExtension().populateNotificationContent(_:withContentHandler:)`:
+/// downloads `fcm_options.image` and attaches it, replacing any attachments (device-behaviour.md, section 3).
+///
+/// Every path where the SDK logs and delivers the content without an image becomes a diagnostic here.
+public struct FirebaseImageHelper: ExtensionStep {
+    public init() {}
+
+    public var name: String { "firebase" }
+
+    public func run(_ state: inout ExtensionState, context: ExtensionContext) async throws(TimeBudgetExpired) {
+        guard let imageURLText = Self.requestedImage(in: state.original.userInfo, diagnostics: &state.diagnostics) else {
+            return
+        }
+        state.mediaRequested = true
+        guard let url = Self.parseURL(imageURLText, diagnostics: &state.diagnostics) else { return }
+        guard Self.passesTransportSecurity(url, profile: context.profile, diagnostics: &state.diagnostics) else { return }
+
+        let download = context.workDirectory.appendingPathComponent("download")
+        let profile = context.profile
+        let fetched: FetchedMedia
+        do {
+            fetched = try await context.fetcher.fetch(url, to: download, deadline: context.deadline) { head in
+                let type = AttachmentType(fileExtension: Self.fileExtension(for: head, profile: profile))
+                return profile.sizeLimit(for: type?.category ?? .image)
+            }
+        } catch {
+            state.diagnostics.append(Self.diagnose(error, url: url, profile: profile))
+            if case .timeout = error {
+                state.diagnostics.append(.error(
+                    .extensionTimeExpired,
+                    "The extension's \(profile.timeBudget.secondsText) budget ran out while the image was downloading. iOS calls serviceExtensionTimeWillExpire(), which delivers the best attempt: your text changes, no image."))
+                throw TimeBudgetExpired()
+            }
+            return
+        }
+
+        guard (200..<300).contains(fetched.head.status) else {
+            state.diagnostics.append(.error(
+                .mediaHTTPStatus,
+                "The image server answered HTTP \(fetched.head.status) for \(fetched.head.url.absoluteString). Firebase's helper does not check the status: it saves the error body as the attachment and iOS drops it, so the notification shows without the image. Fix the URL or the server."))
+            return
+        }
+        attach(fetched, to: &state, context: context)
+    }
+
+    /// `fcm_options.image` when it is a string; the SDK silently ignores anything else.
+    static func requestedImage(in userInfo: [String: JSONValue], diagnostics: inout [Diagnostic]) -> String? {
+        guard let options = userInfo["fcm_options"] else {
+            diagnostics.append(.info(.mediaNone, "No `fcm_options.image` in the payload: Firebase's helper delivers the content without downloading anything."))
+            return nil
+        }
+        guard case .object(let fields) = options else {
+            diagnostics.append(.warning(.mediaNone, "`fcm_options` is \(options.shortDescription), not a dictionary: Firebase's helper ignores it and shows no image. Make it {\"image\": \"https://...\"}."))
+            return nil
+        }
+        switch fields["image"] {
+        case .string(let text)?:
+            return text
+        case nil, .null?:
+            diagnostics.append(.info(.mediaNone, "`fcm_options` has no `image`: Firebase's helper delivers the content without downloading anything."))
+        case let other?:
+            diagnostics.append(.warning(.mediaNone, "`fcm_options.image` is \(other.shortDescription), not a string: Firebase's helper ignores it and shows no image. Make it the image's https URL."))
+        }
+        return nil
+    }
+
+    /// `URL(string:)` as iOS 17 and later apply it: invalid characters are percent-encoded rather than fatal.
+    static func parseURL(_ text: String, diagnostics: inout [Diagnostic]) -> URL? {
+        let strict = URL(string: text, encodingInvalidCharacters: false)
+        let lenient = strict ?? URL(string: text)
+        guard let url = lenient, let scheme = url.scheme?.lowercased(), let host = url.host, !host.isEmpty,
+              scheme == "http" || scheme == "https" else {
+            diagnostics.append(.error(
+                .mediaInvalidURL,
+                "`fcm_options.image` is not a usable http(s) URL: \"\(text)\". Firebase's helper logs error 20000 and shows no image. Use an absolute https URL."))
+            return nil
+        }
+        if strict == nil {
+            diagnostics.append(.warning(
+                .mediaInvalidURL,
+                "`fcm_options.image` contains characters that must be percent-encoded (\"\(text)\"). iOS 17 and later encode them; iOS 16 and earlier reject the URL (Firebase error 20000) and show no image. Percent-encode the URL."))
+        }
+        return url
+    }
+
+    /// App Transport Security: extensions load plain http only with an Info.plist exception.
+    static func passesTransportSecurity(_ url: URL, profile: DeviceProfile, diagnostics: inout [Diagnostic]) -> Bool {
+        guard url.scheme?.lowercased() == "http", !profile.allowsHTTP else { return true }
+        diagnostics.append(.error(
+            .mediaInsecureURL,
+            "The image URL uses plain http (\(url.absoluteString)). App Transport Security blocks it in the extension, so the download fails and no image is shown. Serve it over https, or pass --allow-http if the extension's Info.plist has an ATS exception."))
+        return false
+    }
+
+    /// The extension Firebase gives the downloaded file: `suggestedFilename`'s, else ".subtype" for image/ MIME types.
+    static func fileExtension(for head: ResponseHead, profile: DeviceProfile) -> String {
+        let suggested = ResponseHead.pathExtension(of: head.suggestedFilename(profile: profile))
+        if !suggested.isEmpty { return suggested }
+        guard let mime = head.mimeType, mime.contains("image/") else { return "" }
+        let derived = mime.replacingOccurrences(of: "image/", with: "")
+        return derived.contains("/") ? "" : derived
+    }
+
+    private func attach(_ fetched: FetchedMedia, to state: inout ExtensionState, context: ExtensionContext) {
+        let profile = context.profile
+        let format = MediaFormat.sniff(fetched.prefix)
+        let suggestedName = fetched.head.suggestedFilename(profile: profile)
+        let fileExtension = Self.fileExtension(for: fetched.head, profile: profile)
+        let named = context.workDirectory.appendingPathComponent("attachment" + (fileExtension.isEmpty ? "" : "." + fileExtension))
+        do {
+            try FileManager.default.moveItem(at: fetched.file, to: named)
+        } catch {
+            state.diagnostics.append(.error(.mediaNotSaved, "Could not rename the download to \(named.lastPathComponent): \(error.localizedDescription). Firebase's helper logs error 20002 here and shows no image."))
+            return
+        }
+        let served = "served as \(fetched.head.mimeType ?? "no Content-Type"), suggestedFilename \"\(suggestedName)\""
+        do {
+            // Firebase passes "" and the system assigns a UUID; deriving it from the bytes keeps reports reproducible.
+            var (attachment, type) = try AttachmentCreation.create(
+                identifier: Self.systemIdentifier(for: fetched.sha256), file: named, profile: profile)
+            attachment.sha256 = fetched.sha256
+            state.bestAttemptContent.attachments = [attachment]
+            state.stagedAttachments = [StagedAttachment(
+                attachment: attachment, localFile: named, attachmentType: type, format: format,
+                mimeType: fetched.head.mimeType)]
+        } catch {
+            state.diagnostics.append(Self.diagnose(error, served: served, format: format))
+        }
+    }
+
+    /// A UUID-shaped identifier made from the file's digest.
+    static func systemIdentifier(for sha256: String) -> String {
+        let hex = Array(sha256.uppercased().prefix(32))
+        guard hex.count == 32 else { return UUID().uuidString }
+        let groups = [0..<8, 8..<12, 12..<16, 16..<20, 20..<32].map { String(hex[$0]) }
+        return groups.joined(separator: "-")
+    }
+
+    private static func diagnose(_ error: AttachmentCreationError, served: String, format: MediaFormat) -> Diagnostic {
+        let rename = format.conventionalExtension.map { " The bytes are \(format.displayName): end the URL path in .\($0) or serve it with Content-Type image/\($0 == "jpg" ? "jpeg" : $0)." } ?? ""
+        switch error {
+        case .invalidURL:
+            return .error(.mediaNotSaved, "The downloaded file vanished before the attachment was created (UNError 100). Firebase's helper logs error 20003 and shows no image.")
+        case .unrecognizedType(let fileExtension, let known?) where !known.isAccepted:
+            let fix = format.matchingTypeIdentifiers.isEmpty
+                ? "Convert the image to JPEG, PNG or GIF."
+                : "The bytes are \(format.displayName): serve them under its own extension and MIME type."
+            return .error(.mediaUnsupportedFormat, "The file is saved as .\(fileExtension) (\(served)), a type iOS does not accept as an attachment (\(known.identifier)): UNError 101, no image. \(fix)")
+        case .unrecognizedType(let fileExtension, _):
+            let saved = fileExtension.isEmpty ? "with no file extension" : "as .\(fileExtension)"
+            return .error(.mediaUnrecognizedType, "The file is saved \(saved) (\(served)), so iOS cannot tell its type: UNNotificationAttachment fails with UNError 101 \"Unrecognized attachment file type\" and no image is shown.\(rename)")
+        case .invalidFileSize(let bytes, let limit, let category):
+            return .error(.mediaTooLarge, "The \(category.rawValue) is \(bytes) bytes; iOS accepts at most \(limit) bytes for \(category.rawValue) attachments (UNError 102), so no image is shown. Make the file smaller.")
+        }
+    }
+
+    private static func diagnose(_ error: MediaFetchError, url: URL, profile: DeviceProfile) -> Diagnostic {
+        switch error {
+        case .timeout(let received):
+            return .error(.mediaTimeout, "The download of \(url.absoluteString) did not finish within the \(profile.timeBudget.secondsText) budget (\(received) bytes received). Serve the image from a faster CDN or make it smaller.")
+        case .network(let detail):
+            return .error(.mediaNetwork, "The download of \(url.absoluteString) failed: \(detail). Firebase's helper logs error 20001 and shows no image. Check that the host resolves and serves https.")
+        case .tooManyRedirects(let limit):
+            return .error(.mediaTooManyRedirects, "\(url.absoluteString) redirected more than \(limit) times (a redirect loop?). The download fails and no image is shown. Point the payload at the final URL.")
+        case .insecureRedirect:
+            return .error(.mediaInsecureURL, "\(url.absoluteString) redirects to a plain http URL, which App Transport Security blocks. Make every redirect stay on https.")
+        case .tooLarge(let limit, let declared):
+            let size = declared.map { "announces \($0) bytes" } ?? "sent more than \(limit) bytes"
+            let unit = profile.megabyte == 1_000_000 ? " (assuming 1 MB = 1,000,000 bytes; --megabyte 1048576 for the binary reading)" : ""
+            return .error(.mediaTooLarge, "The image \(size); iOS accepts at most \(limit) bytes\(unit), so no image is shown. Compress or resize it.")
+        case .truncated(let expected, let received):
+            let announced = expected.map { " of the \($0) announced" } ?? ""
+            return .error(.mediaTruncated, "The connection closed after \(received) bytes\(announced). The download fails and no image is shown. Check the CDN or origin for dropped connections.")
+        case .cannotSave(let detail):
+            return .error(.mediaNotSaved, "The downloaded file could not be saved: \(detail).")
+        case .cancelled:
+            return .error(.mediaNetwork, "The download of \(url.absoluteString) was cancelled.")
+        }
+    }
+}
+
+extension Duration {
+    /// "30 s", "2.5 s".
+    var secondsText: String {
+        let seconds = milliseconds / 1000
+        return seconds == seconds.rounded() ? "\(Int(seconds)) s" : "\(seconds) s"
+    }
+}

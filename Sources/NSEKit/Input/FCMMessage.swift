@@ -1,0 +1,71 @@
+/// An FCM HTTP v1 message: the fields that decide what an iPhone receives.
+public struct FCMMessage: Sendable {
+    public var notification: [String: JSONValue]
+    public var data: [String: JSONValue]
+    public var apns: [String: JSONValue]
+
+    /// Recognises `{"message": {...}}`, or a bare message that has FCM's own fields and no `aps`.
+    init?(root: [String: JSONValue]) {
+        let message: [String: JSONValue]
+        if let wrapped = root["message"]?.objectValue {
+            message = wrapped
+        } else if root["aps"] == nil, !Set(root.keys).isDisjoint(with: Self.messageFields) {
+            message = root
+        } else {
+            return nil
+        }
+        notification = message["notification"]?.objectValue ?? [:]
+        data = message["data"]?.objectValue ?? [:]
+        apns = message["apns"]?.objectValue ?? [:]
+    }
+
+    private static let messageFields: Set<String> = [
+        "token", "topic", "condition", "notification", "data", "android", "apns", "webpush", "fcm_options",
+    ]
+}
+
+/// Turns an FCM HTTP v1 message into the APNs payload iOS receives (device-behaviour.md, section 4).
+public enum FCMResolver {
+    public static func resolveForIOS(_ message: FCMMessage) -> ReceivedPush {
+        var diagnostics: [Diagnostic] = []
+        let apnsPayload = message.apns["payload"]?.objectValue ?? [:]
+
+        // `data` keys arrive beside `aps`; `apns.payload` custom keys override them.
+        var userInfo = message.data
+        for (key, value) in apnsPayload where key != "aps" {
+            userInfo[key] = value
+        }
+
+        // `notification.title`/`body` form the alert; `apns.payload.aps.alert` overrides key by key.
+        var aps = apnsPayload["aps"]?.objectValue ?? [:]
+        var alert: [String: JSONValue] = [:]
+        for key in ["title", "body"] {
+            if let value = message.notification[key] { alert[key] = value }
+        }
+        switch aps["alert"] {
+        case .object(let overrides)?:
+            alert.merge(overrides) { _, override in override }
+        case .string(let body)?:
+            alert["body"] = .string(body)
+        default:
+            break
+        }
+        if !alert.isEmpty { aps["alert"] = .object(alert) }
+        if !aps.isEmpty || !message.notification.isEmpty { userInfo["aps"] = .object(aps) }
+
+        // `apns.fcm_options.image` wins over `notification.image`.
+        var fcmOptions = userInfo["fcm_options"]?.objectValue ?? [:]
+        if let image = message.apns["fcm_options"]?["image"] {
+            fcmOptions["image"] = image
+        } else if let image = message.notification["image"] {
+            fcmOptions["image"] = image
+            diagnostics.append(.warning(
+                .fcmInferredImage,
+                "Assumed that FCM copies `notification.image` into `fcm_options.image` for iOS: this is inferred, not documented. Set `apns.fcm_options.image` to be sure the iPhone gets the image."))
+        }
+        if !fcmOptions.isEmpty { userInfo["fcm_options"] = .object(fcmOptions) }
+
+        let bytes = JSONValue.object(userInfo).compactData().count
+        return ReceivedPush(kind: .fcmV1, userInfo: userInfo, payloadBytes: bytes, diagnostics: diagnostics)
+    }
+}

@@ -1,0 +1,84 @@
+import Foundation
+
+/// The push as the iPhone receives it, whichever kind of file it came from.
+public struct ReceivedPush: Sendable {
+    public var kind: InputKind
+    /// The `userInfo` dictionary: `aps` plus the custom keys.
+    public var userInfo: [String: JSONValue]
+    /// The payload's size as APNs counts it: bytes of compact JSON.
+    public var payloadBytes: Int
+    /// Findings made while reading or resolving the file (never fatal on their own).
+    public var diagnostics: [Diagnostic]
+}
+
+/// Why a file could not be turned into a push at all.
+public struct InputError: Error, Sendable {
+    public var diagnostic: Diagnostic
+    /// True when the file itself could not be read (the CLI exits 2), false when it was read but is not a push.
+    public var unreadable: Bool
+}
+
+/// Reads a file and recognises its kind.
+public enum PushReader {
+    /// The key `xcrun simctl push` files may carry beside `aps`; the simulator strips it before delivery.
+    static let simulatorBundleKey = "Simulator Target Bundle"
+
+    /// Reads `url` and returns the push iOS would receive.
+    public static func read(_ url: URL) throws(InputError) -> ReceivedPush {
+        let bytes: Data
+        do {
+            bytes = try Data(contentsOf: url)
+        } catch {
+            throw InputError(
+                diagnostic: .error(.inputUnreadable, "Cannot read \(url.path): \(error.localizedDescription). Check the path and permissions."),
+                unreadable: true)
+        }
+        return try parse(bytes, fileExtension: url.pathExtension.lowercased())
+    }
+
+    /// Parses the bytes of a push file; `fileExtension` ("apns", "json") helps tell simctl files apart.
+    public static func parse(_ bytes: Data, fileExtension: String = "json") throws(InputError) -> ReceivedPush {
+        let root: JSONValue
+        do {
+            root = try JSONValue.parse(bytes)
+        } catch {
+            throw InputError(
+                diagnostic: .error(.inputInvalidJSON, "The file is not valid JSON (\(describe(error))). APNs rejects such a payload; fix the syntax."),
+                unreadable: false)
+        }
+        guard case .object(let object) = root else {
+            throw InputError(
+                diagnostic: .error(.inputUnknownKind, "The file holds \(root.shortDescription), not a JSON object. A push is an object with `aps` (APNs) or `message` (FCM HTTP v1)."),
+                unreadable: false)
+        }
+        if let message = FCMMessage(root: object) {
+            return FCMResolver.resolveForIOS(message)
+        }
+        let isSimctl = fileExtension == "apns" || object[simulatorBundleKey] != nil
+        guard isSimctl || object["aps"] != nil || looksLikeAPNsPayload(object) else {
+            throw InputError(
+                diagnostic: .error(.inputUnknownKind, "The object has neither `aps` (an APNs payload), nor `message` or FCM message fields (an FCM HTTP v1 request). Top-level keys: \(object.keys.sorted().joined(separator: ", "))."),
+                unreadable: false)
+        }
+        var userInfo = object
+        userInfo[simulatorBundleKey] = nil
+        return ReceivedPush(
+            kind: isSimctl ? .simctl : .apns,
+            userInfo: userInfo,
+            payloadBytes: CompactJSON.byteCount(of: bytes),
+            diagnostics: [])
+    }
+
+    /// Keys only Firebase or APNs payloads carry: a file with them but without `aps` is a payload that lost its `aps`.
+    private static func looksLikeAPNsPayload(_ object: [String: JSONValue]) -> Bool {
+        object.keys.contains { $0 == "fcm_options" || $0.hasPrefix("gcm.") || $0.hasPrefix("google.c.") }
+    }
+
+    private static func describe(_ error: any Error) -> String {
+        if case DecodingError.dataCorrupted(let context) = error {
+            let underlying = (context.underlyingError as NSError?)?.userInfo[NSDebugDescriptionErrorKey] as? String
+            return underlying ?? context.debugDescription
+        }
+        return String(describing: error)
+    }
+}

@@ -1,0 +1,48 @@
+import CNSE
+import Foundation
+
+/// What fully decoding an image found: its size and frame count.
+public struct DecodedImage: Sendable, Hashable {
+    public var width: Int
+    public var height: Int
+    public var frames: Int
+    /// Recoverable damage the decoder reported (a truncated JPEG decodes with a grey lower part).
+    public var warning: String?
+}
+
+/// Why an image does not decode.
+public enum ImageDecodeError: Error, Sendable, Equatable {
+    case corrupt(String)
+    case tooManyPixels(width: Int, height: Int, limit: UInt64)
+    case unreadable(String)
+}
+
+/// Decodes every row of every frame with libpng, libjpeg-turbo or giflib, keeping one row in memory.
+public enum ImageDecoder {
+    public static func decode(_ file: URL, as format: MediaFormat, maxPixels: UInt64) throws(ImageDecodeError) -> DecodedImage? {
+        let check: (UnsafePointer<CChar>, UInt64, UnsafeMutablePointer<cnse_image_report>) -> cnse_image_status
+        switch format {
+        case .png: check = cnse_png_check
+        case .jpeg: check = cnse_jpeg_check
+        case .gif: check = cnse_gif_check
+        default: return nil
+        }
+        var report = cnse_image_report()
+        let status = file.path.withCString { check($0, maxPixels, &report) }
+        let message = withUnsafeBytes(of: report.message) { raw in
+            String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+        }
+        switch status {
+        case CNSE_IMAGE_OK:
+            return DecodedImage(
+                width: Int(report.width), height: Int(report.height), frames: Int(report.frames),
+                warning: report.warnings > 0 ? message : nil)
+        case CNSE_IMAGE_TOO_MANY_PIXELS:
+            throw .tooManyPixels(width: Int(report.width), height: Int(report.height), limit: maxPixels)
+        case CNSE_IMAGE_IO_ERROR:
+            throw .unreadable(message)
+        default:
+            throw .corrupt(message)
+        }
+    }
+}

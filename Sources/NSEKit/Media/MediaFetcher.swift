@@ -1,0 +1,244 @@
+import CCurl
+import CNSE
+import Foundation
+
+/// A completed download: the response that produced it and what was written to disk.
+public struct FetchedMedia: Sendable {
+    public var head: ResponseHead
+    public var file: URL
+    public var bytes: Int
+    public var sha256: String
+    /// The first bytes of the body, for telling the real format from the name and MIME type.
+    public var prefix: [UInt8]
+    public var redirects: Int
+}
+
+/// Downloads media with libcurl the way an extension's URLSession download task does: follows redirects,
+/// streams the body to a file, and stops at the time budget or the attachment size limit.
+public struct MediaFetcher: Sendable {
+    public var profile: DeviceProfile
+    public var hostMapping: MediaHostMapping?
+
+    public init(profile: DeviceProfile, hostMapping: MediaHostMapping? = nil) {
+        self.profile = profile
+        self.hostMapping = hostMapping
+    }
+
+    /// Downloads `url` into `destination` before `deadline`.
+    ///
+    /// - Parameter sizeLimit: the most bytes to accept for a response, decided once its headers are in
+    ///   (the limit depends on the type iOS will see). The transfer stops as soon as it is exceeded.
+    public func fetch(
+        _ url: URL,
+        to destination: URL,
+        deadline: ContinuousClock.Instant,
+        sizeLimit: @escaping @Sendable (ResponseHead) -> Int
+    ) async throws(MediaFetchError) -> FetchedMedia {
+        let transferURL = hostMapping?.transferURL(for: url) ?? url
+        let request = TransferRequest(
+            url: transferURL,
+            deviceURL: url,
+            destination: destination,
+            deadline: deadline,
+            maxRedirects: profile.maxRedirects,
+            allowsHTTP: profile.allowsHTTP || hostMapping != nil,
+            sizeLimit: sizeLimit,
+            hostMapping: hostMapping)
+        let result: Result<FetchedMedia, MediaFetchError> = await withCheckedContinuation { continuation in
+            // libcurl's easy interface blocks: it runs on a thread of its own, never on Swift's cooperative pool.
+            let thread = Thread {
+                continuation.resume(returning: CurlTransfer(request).run())
+            }
+            thread.name = "nse.fetch"
+            thread.start()
+        }
+        return try result.get()
+    }
+}
+
+struct TransferRequest: Sendable {
+    var url: URL
+    var deviceURL: URL
+    var destination: URL
+    var deadline: ContinuousClock.Instant
+    var maxRedirects: Int
+    var allowsHTTP: Bool
+    var sizeLimit: @Sendable (ResponseHead) -> Int
+    var hostMapping: MediaHostMapping?
+}
+
+/// One libcurl easy transfer. Used only by the thread that runs it, from `run()` to its return.
+private final class CurlTransfer {
+    private static let globalInit: CURLcode = curl_global_init(Int(CURL_GLOBAL_ALL))
+
+    private let request: TransferRequest
+    private var handle: UnsafeMutableRawPointer?
+    private var descriptor: Int32 = -1
+    private var hasher = SHA256()
+    private var received = 0
+    private var prefix: [UInt8] = []
+    private var status = 0
+    private var headers: [String: String] = [:]
+    private var limit: Int?
+    private var failure: MediaFetchError?
+
+    init(_ request: TransferRequest) {
+        self.request = request
+    }
+
+    func run() -> Result<FetchedMedia, MediaFetchError> {
+        guard Self.globalInit == CURLE_OK, let handle = curl_easy_init() else {
+            return .failure(.network("libcurl could not be initialised"))
+        }
+        self.handle = handle
+        defer { curl_easy_cleanup(handle) }
+
+        let remaining = ContinuousClock.now.duration(to: request.deadline)
+        guard remaining > .zero else { return .failure(.timeout(received: 0)) }
+
+        descriptor = open(request.destination.path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        guard descriptor >= 0 else {
+            return .failure(.cannotSave("cannot create \(request.destination.path): \(String(cString: strerror(errno)))"))
+        }
+        defer { close(descriptor) }
+
+        let errorBuffer = UnsafeMutablePointer<CChar>.allocate(capacity: Int(CURL_ERROR_SIZE))
+        errorBuffer.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE))
+        defer { errorBuffer.deallocate() }
+
+        configure(handle, timeoutMilliseconds: max(1, Int(remaining / .milliseconds(1))), errorBuffer: errorBuffer)
+        let code = curl_easy_perform(handle)
+        return finish(handle, code: code, errorText: String(cString: errorBuffer))
+    }
+
+    private func configure(_ handle: UnsafeMutableRawPointer, timeoutMilliseconds: Int, errorBuffer: UnsafeMutablePointer<CChar>) {
+        let context = Unmanaged.passUnretained(self).toOpaque()
+        _ = cnse_curl_setopt_string(handle, CURLOPT_URL, request.url.absoluteString)
+        _ = cnse_curl_setopt_pointer(handle, CURLOPT_ERRORBUFFER, errorBuffer)
+        _ = cnse_curl_setopt_long(handle, CURLOPT_NOSIGNAL, 1)
+        _ = cnse_curl_setopt_string(handle, CURLOPT_PROTOCOLS_STR, "http,https")
+        _ = cnse_curl_setopt_long(handle, CURLOPT_FOLLOWLOCATION, 1)
+        _ = cnse_curl_setopt_long(handle, CURLOPT_MAXREDIRS, request.maxRedirects)
+        _ = cnse_curl_setopt_string(handle, CURLOPT_REDIR_PROTOCOLS_STR, request.allowsHTTP ? "http,https" : "https")
+        _ = cnse_curl_setopt_long(handle, CURLOPT_TIMEOUT_MS, timeoutMilliseconds)
+        _ = cnse_curl_setopt_long(handle, CURLOPT_CONNECTTIMEOUT_MS, timeoutMilliseconds)
+        // URLSession asks for compressed bodies and saves them decoded; so does this.
+        _ = cnse_curl_setopt_string(handle, CURLOPT_ACCEPT_ENCODING, "")
+        _ = cnse_curl_setopt_string(handle, CURLOPT_USERAGENT, "nse (Notification Service Extension emulator)")
+        _ = cnse_curl_setopt_pointer(handle, CURLOPT_HEADERDATA, context)
+        _ = cnse_curl_setopt_data_callback(handle, CURLOPT_HEADERFUNCTION) { data, size, count, context in
+            guard let data, let context else { return 0 }
+            let transfer = Unmanaged<CurlTransfer>.fromOpaque(context).takeUnretainedValue()
+            return transfer.receiveHeader(UnsafeRawBufferPointer(start: data, count: size * count)) ? size * count : 0
+        }
+        _ = cnse_curl_setopt_pointer(handle, CURLOPT_WRITEDATA, context)
+        _ = cnse_curl_setopt_data_callback(handle, CURLOPT_WRITEFUNCTION) { data, size, count, context in
+            guard let data, let context else { return 0 }
+            let transfer = Unmanaged<CurlTransfer>.fromOpaque(context).takeUnretainedValue()
+            return transfer.receiveBody(UnsafeRawBufferPointer(start: data, count: size * count)) ? size * count : 0
+        }
+    }
+
+    /// One header line. A status line starts a new response (each redirect hop has its own).
+    private func receiveHeader(_ line: UnsafeRawBufferPointer) -> Bool {
+        let text = String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        if text.hasPrefix("HTTP/") {
+            let fields = text.split(separator: " ")
+            status = fields.count > 1 ? Int(fields[1]) ?? 0 : 0
+            headers = [:]
+            limit = nil
+        } else if let colon = text.firstIndex(of: ":") {
+            let name = text[..<colon].lowercased()
+            headers[name] = text[text.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+        } else if text.isEmpty, !willFollowRedirect {
+            return checkAnnouncedLength()
+        }
+        return true
+    }
+
+    private var willFollowRedirect: Bool {
+        [301, 302, 303, 307, 308].contains(status) && headers["location"] != nil
+    }
+
+    /// Refuses a body whose Content-Length already exceeds the limit, before a byte of it arrives.
+    private func checkAnnouncedLength() -> Bool {
+        let limit = currentLimit()
+        if let declared = headers["content-length"].flatMap(Int.init), declared > limit {
+            failure = .tooLarge(limit: limit, declared: declared)
+            return false
+        }
+        return true
+    }
+
+    private func currentLimit() -> Int {
+        if let limit { return limit }
+        let decided = request.sizeLimit(responseHead())
+        limit = decided
+        return decided
+    }
+
+    private func receiveBody(_ chunk: UnsafeRawBufferPointer) -> Bool {
+        let limit = currentLimit()
+        guard received + chunk.count <= limit else {
+            failure = .tooLarge(limit: limit, declared: headers["content-length"].flatMap(Int.init))
+            return false
+        }
+        var offset = 0
+        while offset < chunk.count {
+            let written = write(descriptor, chunk.baseAddress! + offset, chunk.count - offset)
+            if written < 0 {
+                if errno == EINTR { continue }
+                failure = .cannotSave("cannot write \(request.destination.path): \(String(cString: strerror(errno)))")
+                return false
+            }
+            offset += written
+        }
+        if prefix.count < MediaFormat.sniffLength {
+            prefix.append(contentsOf: chunk.prefix(MediaFormat.sniffLength - prefix.count))
+        }
+        hasher.update(chunk)
+        received += chunk.count
+        return true
+    }
+
+    private func responseHead() -> ResponseHead {
+        var effective = request.url
+        if let handle {
+            var text: UnsafePointer<CChar>?
+            if cnse_curl_getinfo_string(handle, CURLINFO_EFFECTIVE_URL, &text) == CURLE_OK, let text,
+               let url = URL(string: String(cString: text)) {
+                effective = url
+            }
+        }
+        let deviceURL = request.hostMapping?.deviceURL(for: effective, original: request.deviceURL) ?? effective
+        return ResponseHead(status: status, headers: headers, url: deviceURL)
+    }
+
+    private func finish(_ handle: UnsafeMutableRawPointer, code: CURLcode, errorText: String) -> Result<FetchedMedia, MediaFetchError> {
+        if let failure { return .failure(failure) }
+        var redirects = 0
+        _ = cnse_curl_getinfo_long(handle, CURLINFO_REDIRECT_COUNT, &redirects)
+        let detail = errorText.isEmpty ? String(cString: curl_easy_strerror(code)) : errorText
+        switch code {
+        case CURLE_OK:
+            break
+        case CURLE_OPERATION_TIMEDOUT:
+            return .failure(.timeout(received: received))
+        case CURLE_TOO_MANY_REDIRECTS:
+            return .failure(.tooManyRedirects(limit: request.maxRedirects))
+        case CURLE_UNSUPPORTED_PROTOCOL where redirects > 0:
+            return .failure(.insecureRedirect)
+        case CURLE_PARTIAL_FILE:
+            return .failure(.truncated(expected: headers["content-length"].flatMap(Int.init), received: received))
+        case CURLE_ABORTED_BY_CALLBACK:
+            return .failure(.cancelled)
+        default:
+            return .failure(.network(detail))
+        }
+        var media = FetchedMedia(
+            head: responseHead(), file: request.destination, bytes: received, sha256: "", prefix: prefix,
+            redirects: redirects)
+        media.sha256 = hasher.finalizeHex()
+        return .success(media)
+    }
+}

@@ -1,0 +1,28 @@
+/// The checks that decide whether APNs accepts a payload at all (device-behaviour.md, section 5).
+public enum DeliveryRules {
+    /// APNs rejects larger payloads (5120 for VoIP pushes, which never reach a service extension).
+    public static let maxPayloadBytes = 4096
+
+    /// Errors here mean APNs rejects the push: nothing reaches the phone.
+    public static func check(_ push: ReceivedPush) -> [Diagnostic] {
+        var findings: [Diagnostic] = []
+        if push.payloadBytes > maxPayloadBytes {
+            findings.append(.error(
+                .payloadTooLarge,
+                "The payload is \(push.payloadBytes) bytes; APNs rejects payloads over \(maxPayloadBytes) bytes, so nothing reaches the phone. Move large data out of the payload (fetch it in the extension) or shorten the text."))
+        }
+        switch push.userInfo["aps"] {
+        case .object?:
+            break
+        case nil:
+            findings.append(.error(
+                .payloadApsMissing,
+                "The payload has no `aps` dictionary, so iOS shows nothing. Add `\"aps\": {\"alert\": {...}, \"mutable-content\": 1}`."))
+        case let other?:
+            findings.append(.error(
+                .payloadApsMissing,
+                "`aps` is \(other.shortDescription), not a dictionary, so iOS shows nothing. Make `aps` an object with `alert` and `mutable-content`."))
+        }
+        return findings
+    }
+}

@@ -1,0 +1,43 @@
+/// How the notification ends up on the phone.
+public enum Outcome: String, Sendable, Codable {
+    /// The extension ran and its content is shown, with the image if one was asked for.
+    case modified
+    /// The extension ran and its content is shown, but the requested image is not.
+    case modifiedWithoutAttachment = "modified-without-attachment"
+    /// iOS did not run the extension (or it never delivered): the payload's own content is shown.
+    case original
+    /// Time ran out: the best-attempt content is shown, without the image.
+    case bestAttempt = "best-attempt"
+    /// APNs or the emulator refused the input: nothing is shown.
+    case rejected
+}
+
+/// Everything the emulator found about one push: the stable JSON result documented in the README.
+public struct ProcessResult: Sendable, Codable {
+    public var input: String
+    public var inputKind: InputKind?
+    public var extensionInvoked: Bool
+    public var outcome: Outcome
+    /// Would the phone display an image (any attachment that survives the system's validation)?
+    public var imageShown: Bool
+    /// What the phone displays; nil when nothing is displayed (rejected).
+    public var content: NotificationContent?
+    public var diagnostics: [Diagnostic]
+    /// Milliseconds per stage.
+    public var timings: [String: Double]
+
+    /// True when the file itself could not be read, as opposed to read and found wanting.
+    public var inputUnreadable: Bool {
+        diagnostics.contains { $0.code == .inputUnreadable }
+    }
+
+    public var hasErrors: Bool {
+        diagnostics.contains { $0.severity == .error }
+    }
+
+    /// 0: the sender's intended content is delivered; 1: verification found an error; 2: unreadable input.
+    public var exitStatus: Int32 {
+        if inputUnreadable { return 2 }
+        return hasErrors ? 1 : 0
+    }
+}

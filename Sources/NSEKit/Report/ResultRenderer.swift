@@ -1,0 +1,70 @@
+import Foundation
+
+/// Turns results into text for a person or a program. A new output (HTML, JUnit...) is a new renderer.
+public protocol ResultRenderer: Sendable {
+    func render(_ result: ProcessResult) -> String
+}
+
+/// The stable JSON form documented in the README: pretty-printed, keys sorted.
+public struct JSONResultRenderer: ResultRenderer {
+    public init() {}
+
+    public func render(_ result: ProcessResult) -> String {
+        String(decoding: encode(result), as: UTF8.self)
+    }
+
+    public func encode<Value: Encodable>(_ value: Value) -> Data {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        // The result types hold only strings, numbers, booleans and containers: encoding cannot fail.
+        return (try? encoder.encode(value)) ?? Data()
+    }
+}
+
+/// A short report for a terminal: the verdict, what the phone shows, and every finding with its code.
+public struct TextResultRenderer: ResultRenderer {
+    public init() {}
+
+    public func render(_ result: ProcessResult) -> String {
+        var lines: [String] = []
+        let kind = result.inputKind.map { " (\($0.rawValue))" } ?? ""
+        lines.append("\(result.input)\(kind)")
+        lines.append("  \(verdict(result))")
+        if let content = result.content {
+            lines.append("  the phone shows:")
+            for (label, value) in [("title", content.title), ("subtitle", content.subtitle), ("body", content.body)] where !value.isEmpty {
+                lines.append("    \(label.padding(toLength: 9, withPad: " ", startingAt: 0))\(quoted(value))")
+            }
+            if let badge = content.badge { lines.append("    badge    \(badge)") }
+            for attachment in content.attachments {
+                var description = "    image    \(attachment.type)"
+                if let width = attachment.width, let height = attachment.height { description += " \(width)x\(height)" }
+                if let frames = attachment.frames, frames > 1 { description += ", \(frames) frames" }
+                description += ", \(attachment.bytes) bytes"
+                if let file = attachment.file { description += " -> \(file)" }
+                lines.append(description)
+            }
+        }
+        for diagnostic in result.diagnostics {
+            lines.append("  \(diagnostic.severity.rawValue.padding(toLength: 8, withPad: " ", startingAt: 0))\(diagnostic.code.rawValue): \(diagnostic.message)")
+        }
+        if let total = result.timings["total"] {
+            lines.append("  took \(Int(total.rounded())) ms")
+        }
+        return lines.joined(separator: "\n")
+    }
+
+    private func verdict(_ result: ProcessResult) -> String {
+        switch result.outcome {
+        case .modified: result.imageShown ? "OK: extension ran, image shown" : "OK: extension ran (no image requested)"
+        case .modifiedWithoutAttachment: "FAIL: extension ran, but the image is NOT shown"
+        case .original: "extension not run: the payload's own content is shown"
+        case .bestAttempt: "FAIL: time ran out: best-attempt content shown, no image"
+        case .rejected: "REJECTED: nothing reaches the phone"
+        }
+    }
+
+    private func quoted(_ text: String) -> String {
+        "\"" + text.replacingOccurrences(of: "\n", with: "\\n") + "\""
+    }
+}
