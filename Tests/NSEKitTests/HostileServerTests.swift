@@ -1,0 +1,81 @@
+import Foundation
+import NSEMediaServer
+import Testing
+@testable import NSEKit
+
+/// Servers that misbehave: every transfer must end within the time budget with the right diagnosis.
+/// The bounds checked here are hang guards (budget plus generous slack), not speed measurements.
+struct HostileServerTests {
+    private static let budget: Duration = .seconds(2)
+    private static let hangGuard: Duration = .seconds(10)
+
+    private func run(_ response: ServedResponse) async throws -> (ProcessResult, Duration) {
+        let server = try cdn(["/a.jpg": response])
+        defer { server.stop() }
+        let emulator = Emulator(profile: loopbackProfile(budget: Self.budget), changes: ContentChanges(titleSuffix: " [modified]"))
+        let started = ContinuousClock.now
+        let result = await emulator.process(firebasePayload(imageURL: server.baseURL + "/a.jpg"), input: "hostile.json")
+        return (result, started.duration(to: .now))
+    }
+
+    @Test func aStalledServerExpiresTheBudgetAndShowsTheBestAttempt() async throws {
+        let (result, elapsed) = try await run(ServedResponse(headers: [("Content-Type", "image/jpeg")], body: .stall))
+        #expect(result.outcome == .bestAttempt)
+        #expect(result.errorCodes == [.mediaTimeout, .extensionTimeExpired])
+        #expect(result.content?.title == "Sale [modified]", "the best attempt keeps the content changes")
+        #expect(result.content?.attachments.isEmpty == true)
+        #expect(elapsed >= Self.budget && elapsed < Self.hangGuard)
+    }
+
+    @Test func aSlowFirstByteExpiresTheBudget() async throws {
+        let (result, elapsed) = try await run(ServedResponse(body: .bytes([1]), delayBeforeHeaders: .seconds(30)))
+        #expect(result.outcome == .bestAttempt)
+        #expect(result.codes.contains(.mediaTimeout))
+        #expect(elapsed < Self.hangGuard)
+    }
+
+    @Test func aTricklingServerExpiresTheBudget() async throws {
+        let body = try Fixture.jpeg(width: 300, height: 300)
+        let (result, elapsed) = try await run(ServedResponse(
+            headers: [("Content-Type", "image/jpeg")], body: .trickle(body, bytesPerChunk: 16, interval: .milliseconds(100))))
+        #expect(result.outcome == .bestAttempt)
+        #expect(result.errorCodes == [.mediaTimeout, .extensionTimeExpired])
+        #expect(elapsed < Self.hangGuard)
+    }
+
+    @Test func anEndlessBodyStopsAtTheSizeLimit() async throws {
+        let (result, elapsed) = try await run(ServedResponse(headers: [("Content-Type", "image/jpeg")], body: .endless(byte: 0xFF)))
+        #expect(result.errorCodes == [.mediaTooLarge])
+        #expect(result.outcome == .modifiedWithoutAttachment)
+        #expect(elapsed < Self.hangGuard)
+    }
+
+    @Test func anAnnouncedOversizedBodyIsRefusedBeforeItArrives() async throws {
+        let (result, _) = try await run(ServedResponse(
+            headers: [("Content-Type", "image/jpeg")], body: .truncated([0xFF, 0xD8], declaredLength: 11_000_000)))
+        #expect(result.errorCodes == [.mediaTooLarge])
+        #expect(result.diagnostics.first?.message.contains("11000000") == true)
+    }
+
+    @Test func aLyingContentLengthIsATruncatedDownload() async throws {
+        let jpeg = try Fixture.jpeg()
+        let (result, elapsed) = try await run(ServedResponse(
+            headers: [("Content-Type", "image/jpeg")], body: .truncated(jpeg, declaredLength: jpeg.count * 2)))
+        #expect(result.errorCodes == [.mediaTruncated])
+        #expect(elapsed < Self.hangGuard)
+    }
+
+    @Test func theImageLimitFollowsTheMegabyteAssumption() async throws {
+        // 10,200,000 bytes: over 10 decimal MB, under 10 binary MB.
+        let body = [UInt8](repeating: 0, count: 10_200_000)
+        let server = try cdn(["/a.jpg": .ok(body, contentType: "image/jpeg")])
+        defer { server.stop() }
+        var decimal = loopbackProfile(budget: .seconds(10))
+        let strict = await Emulator(profile: decimal).process(firebasePayload(imageURL: server.baseURL + "/a.jpg"), input: "t")
+        #expect(strict.errorCodes == [.mediaTooLarge])
+        decimal.megabyte = 1_048_576
+        let binary = await Emulator(profile: decimal).process(firebasePayload(imageURL: server.baseURL + "/a.jpg"), input: "t")
+        // Under the binary limit it downloads, then fails only as a corrupt JPEG.
+        #expect(binary.errorCodes == [.mediaTypeMismatch])
+    }
+}

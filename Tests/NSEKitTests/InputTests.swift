@@ -1,0 +1,127 @@
+import Foundation
+import Testing
+@testable import NSEKit
+
+struct InputTests {
+    private func parse(_ text: String, fileExtension: String = "json") throws(InputError) -> ReceivedPush {
+        try PushReader.parse(Data(text.utf8), fileExtension: fileExtension)
+    }
+
+    private func inputError(_ text: String) -> InputError? {
+        do {
+            _ = try parse(text)
+            return nil
+        } catch {
+            return error
+        }
+    }
+
+    @Test func apnsPayloadIsReadAsIs() throws {
+        let push = try parse(#"{"aps": {"alert": {"title": "Sale"}, "mutable-content": 1}, "fcm_options": {"image": "https://x/y.jpg"}}"#)
+        #expect(push.kind == .apns)
+        #expect(push.userInfo["fcm_options"]?["image"] == .string("https://x/y.jpg"))
+        #expect(push.userInfo["aps"]?["mutable-content"] == .int(1))
+    }
+
+    @Test func simctlFileDropsTheSimulatorKey() throws {
+        let push = try parse(#"{"Simulator Target Bundle": "com.example", "aps": {"alert": "Hi"}}"#, fileExtension: "apns")
+        #expect(push.kind == .simctl)
+        #expect(push.userInfo["Simulator Target Bundle"] == nil)
+        let byKey = try parse(#"{"Simulator Target Bundle": "com.example", "aps": {"alert": "Hi"}}"#)
+        #expect(byKey.kind == .simctl)
+    }
+
+    @Test func payloadSizeIgnoresWhitespaceButKeepsEscapes() throws {
+        let pretty = "{\n  \"aps\" : {\n    \"alert\" : \"a b\\/c\"\n  }\n}\n"
+        let push = try parse(pretty)
+        #expect(push.payloadBytes == #"{"aps":{"alert":"a b\/c"}}"#.utf8.count)
+    }
+
+    @Test(arguments: [
+        ("{\"aps\": ", DiagnosticCode.inputInvalidJSON),
+        ("[1, 2]", .inputUnknownKind),
+        ("{\"hello\": \"world\"}", .inputUnknownKind),
+    ])
+    func unusableFilesAreDiagnosed(text: String, code: DiagnosticCode) {
+        let error = inputError(text)
+        #expect(error?.diagnostic.code == code)
+        #expect(error?.unreadable == false)
+    }
+
+    @Test func aMissingFileIsUnreadable() {
+        do {
+            _ = try PushReader.read(URL(fileURLWithPath: "/nonexistent/push.json"))
+            Issue.record("reading a missing file succeeded")
+        } catch {
+            #expect(error.diagnostic.code == .inputUnreadable)
+            #expect(error.unreadable)
+        }
+    }
+
+    @Test func firebaseKeysWithoutApsAreAPayloadMissingAps() throws {
+        let push = try parse(#"{"fcm_options": {"image": "https://x/y.jpg"}, "gcm.message_id": "1"}"#)
+        #expect(push.kind == .apns)
+        #expect(DeliveryRules.check(push).map(\.code) == [.payloadApsMissing])
+    }
+
+    @Test func apsThatIsNotAnObjectIsRejected() throws {
+        let push = try parse(#"{"aps": "alert"}"#)
+        #expect(DeliveryRules.check(push).map(\.code) == [.payloadApsMissing])
+    }
+
+    @Test func payloadsOver4096BytesAreRejected() throws {
+        let filler = String(repeating: "x", count: 4096)
+        let push = try parse(#"{"aps": {"alert": "Hi"}, "data": "\#(filler)"}"#)
+        #expect(DeliveryRules.check(push).map(\.code) == [.payloadTooLarge])
+        let small = try parse(#"{"aps": {"alert": "Hi"}}"#)
+        #expect(DeliveryRules.check(small).isEmpty)
+    }
+}
+
+struct FCMResolutionTests {
+    private func resolve(_ text: String) throws -> ReceivedPush {
+        try PushReader.parse(Data(text.utf8))
+    }
+
+    /// The worked example of device-behaviour.md, section 4 (iOS side).
+    @Test func workedExampleResolvesAsTheDeviceReceivesIt() throws {
+        let push = try resolve("""
+            {"message": {
+              "notification": {"title": "Default Title", "body": "Default Body"},
+              "data": {"type": "Default Type", "url": "Default Url"},
+              "android": {"notification": {"title": "Android Title"}, "data": {"type": "Android Type"}},
+              "apns": {"payload": {"aps": {"alert": {"body": "iOS Body"}}, "url": "iOS Url"}}
+            }}
+            """)
+        #expect(push.kind == .fcmV1)
+        let content = NotificationContent(userInfo: push.userInfo)
+        #expect(content.title == "Default Title")
+        #expect(content.body == "iOS Body")
+        #expect(push.userInfo["type"] == .string("Default Type"))
+        #expect(push.userInfo["url"] == .string("iOS Url"))
+    }
+
+    @Test func apnsFcmOptionsImageWinsOverNotificationImage() throws {
+        let push = try resolve("""
+            {"message": {"token": "t", "notification": {"title": "T", "image": "https://a/n.jpg"},
+             "apns": {"payload": {"aps": {"mutable-content": 1}}, "fcm_options": {"image": "https://a/apns.jpg"}}}}
+            """)
+        #expect(push.userInfo["fcm_options"]?["image"] == .string("https://a/apns.jpg"))
+        #expect(push.diagnostics.isEmpty)
+        #expect(push.userInfo["aps"]?["mutable-content"] == .int(1))
+    }
+
+    @Test func notificationImageAloneIsCopiedWithAnInferenceWarning() throws {
+        let push = try resolve(#"{"token": "t", "notification": {"title": "T", "image": "https://a/n.jpg"}}"#)
+        #expect(push.kind == .fcmV1)
+        #expect(push.userInfo["fcm_options"]?["image"] == .string("https://a/n.jpg"))
+        #expect(push.diagnostics.map(\.code) == [.fcmInferredImage])
+        // FCM adds no mutable-content for v1 sends.
+        #expect(push.userInfo["aps"]?["mutable-content"] == nil)
+    }
+
+    @Test func apnsCustomKeysOverrideDataKeys() throws {
+        let push = try resolve(#"{"message": {"data": {"k": "data"}, "apns": {"payload": {"k": "apns", "aps": {}}}}}"#)
+        #expect(push.userInfo["k"] == .string("apns"))
+    }
+}
