@@ -1,0 +1,54 @@
+// Filling a cnse_image_report: zeroing, bounded message formatting and errno text.
+// Why a file of its own: it needs the POSIX (XSI) strerror_r, which must be chosen before any header is
+// included, and the decoders' files must not be compiled under that restricted feature set.
+
+#undef _GNU_SOURCE
+#define _POSIX_C_SOURCE 200809L
+
+#include "cnse_report.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+void cnse_report_reset(cnse_image_report *report) {
+    memset(report, 0, sizeof(*report));
+}
+
+static void cnse_report_vformat(cnse_image_report *report, const char *format, va_list arguments) {
+    // vsnprintf always terminates within the buffer; a negative result leaves an empty, terminated string.
+    if (vsnprintf(report->message, sizeof(report->message), format, arguments) < 0) {
+        report->message[0] = '\0';
+    }
+}
+
+void cnse_report_set_message(cnse_image_report *report, const char *format, ...) {
+    va_list arguments;
+    va_start(arguments, format);
+    cnse_report_vformat(report, format, arguments);
+    va_end(arguments);
+}
+
+void cnse_report_set_message_if_empty(cnse_image_report *report, const char *format, ...) {
+    if (report->message[0] != '\0') {
+        return;
+    }
+    va_list arguments;
+    va_start(arguments, format);
+    cnse_report_vformat(report, format, arguments);
+    va_end(arguments);
+}
+
+void cnse_report_set_errno(cnse_image_report *report, const char *what, int errnum) {
+    char text[128];
+    if (strerror_r(errnum, text, sizeof(text)) != 0) {
+        snprintf(text, sizeof(text), "error %d", errnum);
+    }
+    cnse_report_set_message(report, "%s: %s", what, text);
+}
+
+void cnse_report_count_warning(cnse_image_report *report) {
+    if (report->warnings < UINT32_MAX) {
+        report->warnings += 1;
+    }
+}

@@ -1,0 +1,26 @@
+#ifndef CNSE_REPORT_H
+#define CNSE_REPORT_H
+
+// Private helpers shared by the three image checkers: filling a cnse_image_report the same way everywhere.
+// Kept out of include/ because Swift has no use for them.
+
+#include "CNSE.h"
+
+/// Zeroes every field, so a report never carries a previous run's words.
+void cnse_report_reset(cnse_image_report *report);
+
+/// Replaces the message (errors win over any warning text already stored); always NUL-terminated.
+void cnse_report_set_message(cnse_image_report *report, const char *format, ...)
+    __attribute__((format(printf, 2, 3)));
+
+/// Sets the message only if none is stored yet: the first warning is the one worth showing.
+void cnse_report_set_message_if_empty(cnse_image_report *report, const char *format, ...)
+    __attribute__((format(printf, 2, 3)));
+
+/// "<what>: <strerror(errnum)>", thread-safely (strerror itself may share a static buffer).
+void cnse_report_set_errno(cnse_image_report *report, const char *what, int errnum);
+
+/// Adds one warning, saturating instead of wrapping for files that warn on every block.
+void cnse_report_count_warning(cnse_image_report *report);
+
+#endif

@@ -1,0 +1,170 @@
+// cnse_png_check: validates a PNG by decoding every row of every pass with libpng, in O(width) memory.
+// Why in C: libpng reports errors by longjmp, which must never cross a Swift frame, so every setjmp lives here.
+// Why so strict: iOS refuses a PNG whose chunks fail their CRC, so a CRC error in any chunk is fatal here too,
+// whereas libpng by default only warns about (and drops) damaged ancillary chunks.
+
+#include "CNSE.h"
+#include "cnse_report.h"
+
+#include <errno.h>
+#include <setjmp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <png.h>
+
+/// Largest buffer libpng may allocate for one ancillary chunk, compressed or decompressed (zTXt, iTXt, iCCP).
+/// Why: a few kilobytes of deflate can claim gigabytes (a "zTXt bomb"); real text and ICC profiles fit in 8 MB.
+#define CNSE_PNG_CHUNK_MALLOC_MAX ((png_alloc_size_t)8 * 1024 * 1024)
+
+/// How many ancillary chunks libpng keeps (text, sPLT, unknown); libpng's own default, set explicitly so a
+/// differently configured libpng cannot let a file of a million tEXt chunks fill memory.
+#define CNSE_PNG_CHUNK_CACHE_MAX 1000
+
+/// libpng's per-dimension limit. Why so high: max_pixels is the policy, and libpng's default (1,000,000 per
+/// side) would reject valid long, thin images that max_pixels allows. 2^31 - 1 is the PNG format's own limit.
+#define CNSE_PNG_DIMENSION_MAX 0x7fffffffu
+
+/// Everything the libpng callbacks need, handed over as libpng's error and I/O pointer.
+typedef struct {
+    FILE *file;
+    cnse_image_report *report;
+    /// Set by the read function, which has already written a more precise message than libpng's "read failed".
+    int read_failed;
+    /// errno of a failed read, so a disk error is told apart from a truncated file; 0 if none.
+    int read_errno;
+} cnse_png_context;
+
+static void cnse_png_error(png_structp png, png_const_charp message) {
+    cnse_png_context *context = png_get_error_ptr(png);
+    // The read function already wrote a precise message (truncation or errno); keep it.
+    if (!context->read_failed) {
+        cnse_report_set_message(context->report, "%s", message != NULL ? message : "libpng error");
+    }
+    png_longjmp(png, 1);
+}
+
+static void cnse_png_warning(png_structp png, png_const_charp message) {
+    cnse_png_context *context = png_get_error_ptr(png);
+    cnse_report_count_warning(context->report);
+    cnse_report_set_message_if_empty(context->report, "%s", message != NULL ? message : "libpng warning");
+}
+
+static void cnse_png_read(png_structp png, png_bytep data, size_t length) {
+    cnse_png_context *context = png_get_io_ptr(png);
+    if (fread(data, 1, length, context->file) == length) {
+        return;
+    }
+    context->read_failed = 1;
+    if (ferror(context->file)) {
+        context->read_errno = errno != 0 ? errno : EIO;
+        cnse_report_set_errno(context->report, "read failed", context->read_errno);
+    } else {
+        cnse_report_set_message(context->report, "unexpected end of file: the PNG is truncated");
+    }
+    png_error(png, "read failed");
+}
+
+/// Everything between png_create_read_struct and png_destroy_read_struct: the only place that uses setjmp.
+static cnse_image_status cnse_png_decode(cnse_png_context *context, uint64_t max_pixels) {
+    cnse_image_report *report = context->report;
+    png_structp png = png_create_read_struct(PNG_LIBPNG_VER_STRING, context, cnse_png_error, cnse_png_warning);
+    if (png == NULL) {
+        cnse_report_set_message(report, "out of memory creating the PNG decoder");
+        return CNSE_IMAGE_IO_ERROR;
+    }
+    png_infop info = png_create_info_struct(png);
+    if (info == NULL) {
+        png_destroy_read_struct(&png, NULL, NULL);
+        cnse_report_set_message(report, "out of memory creating the PNG decoder");
+        return CNSE_IMAGE_IO_ERROR;
+    }
+
+    // Changed after setjmp and read after longjmp, hence volatile (C11 7.13.2.1).
+    png_bytep volatile row = NULL;
+
+    if (setjmp(png_jmpbuf(png)) != 0) {
+        free(row);
+        png_destroy_read_struct(&png, &info, NULL);
+        return context->read_errno != 0 ? CNSE_IMAGE_IO_ERROR : CNSE_IMAGE_CORRUPT;
+    }
+
+    png_set_read_fn(png, context, cnse_png_read);
+    png_set_sig_bytes(png, 8);
+    png_set_crc_action(png, PNG_CRC_ERROR_QUIT, PNG_CRC_ERROR_QUIT);
+    png_set_user_limits(png, CNSE_PNG_DIMENSION_MAX, CNSE_PNG_DIMENSION_MAX);
+    png_set_chunk_malloc_max(png, CNSE_PNG_CHUNK_MALLOC_MAX);
+    png_set_chunk_cache_max(png, CNSE_PNG_CHUNK_CACHE_MAX);
+
+    png_read_info(png, info);
+
+    uint32_t width = png_get_image_width(png, info);
+    uint32_t height = png_get_image_height(png, info);
+    report->width = width;
+    report->height = height;
+    report->frames = 1;
+    uint64_t pixels = (uint64_t)width * (uint64_t)height;
+    if (pixels > max_pixels) {
+        cnse_report_set_message(report, "%u x %u = %llu pixels exceeds the limit of %llu pixels", width, height,
+                                (unsigned long long)pixels, (unsigned long long)max_pixels);
+        png_destroy_read_struct(&png, &info, NULL);
+        return CNSE_IMAGE_TOO_MANY_PIXELS;
+    }
+
+    // No colour transformations: validating needs every byte inflated and unfiltered, not converted.
+    // Memory is O(width) but up to 8 bytes per pixel (16-bit RGBA), and libpng keeps two rows of its own.
+    int passes = png_set_interlace_handling(png);
+    png_read_update_info(png, info);
+    size_t row_bytes = png_get_rowbytes(png, info);
+    row = malloc(row_bytes > 0 ? row_bytes : 1);
+    if (row == NULL) {
+        cnse_report_set_message(report, "out of memory for one row of %zu bytes", row_bytes);
+        png_destroy_read_struct(&png, &info, NULL);
+        return CNSE_IMAGE_IO_ERROR;
+    }
+    // With interlace handling, each pass is read as `height` rows into the same buffer (libpng manual, "one
+    // row at a time"); libpng skips the rows a pass does not contain.
+    for (int pass = 0; pass < passes; pass++) {
+        for (uint32_t y = 0; y < height; y++) {
+            png_read_row(png, row, NULL);
+        }
+    }
+    // Reads the chunks after the image data up to IEND, so their CRCs and a missing IEND are caught too.
+    png_read_end(png, info);
+
+    free(row);
+    row = NULL;
+    png_destroy_read_struct(&png, &info, NULL);
+    return CNSE_IMAGE_OK;
+}
+
+cnse_image_status cnse_png_check(const char *path, uint64_t max_pixels, cnse_image_report *report) {
+    cnse_image_report scratch;
+    if (report == NULL) {
+        report = &scratch;
+    }
+    cnse_report_reset(report);
+
+    FILE *file = fopen(path, "rb");
+    if (file == NULL) {
+        cnse_report_set_errno(report, "cannot open the file", errno);
+        return CNSE_IMAGE_IO_ERROR;
+    }
+
+    png_byte signature[8];
+    size_t count = fread(signature, 1, sizeof(signature), file);
+    if (count != sizeof(signature) && ferror(file)) {
+        cnse_report_set_errno(report, "read failed", errno != 0 ? errno : EIO);
+        fclose(file);
+        return CNSE_IMAGE_IO_ERROR;
+    }
+    if (count != sizeof(signature) || png_sig_cmp(signature, 0, sizeof(signature)) != 0) {
+        cnse_report_set_message(report, "not a PNG file: the 8-byte PNG signature is missing");
+        fclose(file);
+        return CNSE_IMAGE_CORRUPT;
+    }
+
+    cnse_png_context context = {.file = file, .report = report, .read_failed = 0, .read_errno = 0};
+    cnse_image_status status = cnse_png_decode(&context, max_pixels);
+    fclose(file);
+    return status;
+}
