@@ -18,6 +18,10 @@ public struct DeviceProfile: Sendable, Hashable {
     /// ("photo" served as image/png becomes "photo.png"). Observed, not documented.
     public var suggestedFilenameAddsMIMEExtension = true
 
+    /// Pushes sent with `xcrun simctl push` run the extension. Xcode 14's notes say the simulator does not
+    /// run it; set this to judge a `.apns` file as a device would receive the same payload.
+    public var simulatorRunsExtension = false
+
     public init() {}
 
     /// The largest file iOS accepts for an attachment of `category`.

@@ -47,7 +47,8 @@ public struct Emulator: Sendable {
         guard rejections.isEmpty else { return result }
 
         let original = NotificationContent(userInfo: push.userInfo)
-        let eligibility = ExtensionEligibility.decide(aps: push.userInfo["aps"]?.objectValue ?? [:])
+        let eligibility = ExtensionEligibility.decide(
+            aps: push.userInfo["aps"]?.objectValue ?? [:], kind: push.kind, profile: profile)
         result.diagnostics += eligibility.diagnostics
         guard eligibility.invoked else {
             result.outcome = .original

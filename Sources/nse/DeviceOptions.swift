@@ -18,6 +18,9 @@ struct DeviceOptions: ParsableArguments {
     @Flag(name: .customLong("no-mime-extension"), help: "Assume suggestedFilename does NOT append an extension from the MIME type to an extensionless name.")
     var noMIMEExtension = false
 
+    @Flag(name: .customLong("simulator-runs-extension"), help: "Judge .apns (simctl) files as a device would: run the extension, which the simulator does not.")
+    var simulatorRunsExtension = false
+
     func validate() throws {
         guard timeBudget > 0, timeBudget <= 3600 else { throw ValidationError("--time-budget must be between 0 and 3600 seconds.") }
         guard megabyte == 1_000_000 || megabyte == 1_048_576 else { throw ValidationError("--megabyte must be 1000000 or 1048576.") }
@@ -31,6 +34,7 @@ struct DeviceOptions: ParsableArguments {
         profile.maxPixels = maxPixels
         profile.megabyte = megabyte
         profile.suggestedFilenameAddsMIMEExtension = !noMIMEExtension
+        profile.simulatorRunsExtension = simulatorRunsExtension
         return profile
     }
 }

@@ -35,6 +35,18 @@ struct ExtensionEligibilityTests {
         #expect(decision.diagnostics.map(\.code) == [.payloadMutableContentNotNumber])
     }
 
+    @Test func simulatorPushesDoNotRunTheExtensionUnlessAsked() throws {
+        let value = try JSONValue.parse(.init(#"{"alert": "Hi", "mutable-content": 1}"#.utf8))
+        let aps = value.objectValue ?? [:]
+        let simulator = ExtensionEligibility.decide(aps: aps, kind: .simctl)
+        #expect(!simulator.invoked)
+        #expect(simulator.reason?.contains("simctl") == true)
+        var profile = DeviceProfile()
+        profile.simulatorRunsExtension = true
+        #expect(ExtensionEligibility.decide(aps: aps, kind: .simctl, profile: profile).invoked)
+        #expect(ExtensionEligibility.decide(aps: aps, kind: .fcmV1).invoked)
+    }
+
     @Test func contentIsReadFromAps() throws {
         let value = try JSONValue.parse(.init("""
             {"aps": {"alert": {"title": "T", "subtitle": "S", "body": "B"}, "badge": 4, "sound": {"name": "chime", "critical": 1},

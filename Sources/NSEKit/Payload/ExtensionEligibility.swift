@@ -5,10 +5,14 @@ public struct ExtensionEligibility: Sendable {
     public var reason: String?
     public var diagnostics: [Diagnostic]
 
-    /// iOS runs the extension only for `mutable-content: 1` on a push that shows an alert.
-    public static func decide(aps: [String: JSONValue]) -> ExtensionEligibility {
+    /// iOS runs the extension only for `mutable-content: 1` on a push that shows an alert, and the
+    /// simulator not at all for `xcrun simctl push` files (unless `profile` says otherwise).
+    public static func decide(aps: [String: JSONValue], kind: InputKind = .apns, profile: DeviceProfile = DeviceProfile()) -> ExtensionEligibility {
         var diagnostics: [Diagnostic] = []
         var reasons: [String] = []
+        if kind == .simctl, !profile.simulatorRunsExtension {
+            reasons.append("pushes sent to the simulator with `xcrun simctl push` do not run the extension (Xcode 14 notes); pass --simulator-runs-extension to judge this payload as a device would receive it")
+        }
 
         switch aps["mutable-content"] {
         case .int(1)?:
