@@ -29,8 +29,10 @@ public struct Emulator: Sendable {
                 input: file.path, inputKind: nil, extensionInvoked: false, outcome: .rejected, imageShown: false,
                 content: nil, diagnostics: [error.diagnostic], timings: ["read": started.duration(to: .now).milliseconds])
         }
+        let reading = started.duration(to: .now).milliseconds
         var result = await process(push, input: file.path, attachmentDirectory: attachmentDirectory)
-        result.timings["read"] = started.duration(to: .now).milliseconds - (result.timings["total"] ?? 0)
+        result.timings["read"] = reading
+        result.timings["total", default: 0] += reading
         return result
     }
 
