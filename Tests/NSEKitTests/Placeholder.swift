@@ -1,3 +1,0 @@
-import Testing
-@testable import NSEKit
-@Test func placeholder() { #expect(Bool(true)) }
