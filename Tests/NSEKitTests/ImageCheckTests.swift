@@ -253,6 +253,37 @@ struct ImageCheckTests {
         #expect(result.status == CNSE_IMAGE_CORRUPT, "\(result.message)")
     }
 
+    /// Repeating a progressive file's last scan is legal-looking (libjpeg warns, "Inconsistent progression
+    /// sequence") but each copy re-walks the whole coefficient buffer: past 500 scans the file is refused.
+    @Test(arguments: [50, 600])
+    func progressiveJPEGScanLimit(extraScans: Int) throws {
+        let url = directory.file("scans.jpg")
+        try #require(cimagefixtures_write_jpeg(url.path, 64, 64, 80, 1, 3) == 0)
+        let bytes = try url.readBytes()
+        // Entropy-coded data stuffs every 0xFF with 0x00, so these markers cannot occur inside it.
+        let lastScan = try #require(lastIndex(of: [0xFF, 0xDA], in: bytes))
+        let end = try #require(lastIndex(of: [0xFF, 0xD9], in: bytes))
+        let scan = Array(bytes[lastScan..<end])
+        var repeated = Array(bytes[..<end])
+        for _ in 0..<extraScans {
+            repeated += scan
+        }
+        try url.write(bytes: repeated + bytes[end...])
+
+        let result = ImageFormat.jpeg.check(url)
+        #expect(result.report.warnings > 0)
+        if extraScans < 500 {
+            #expect(result.status == CNSE_IMAGE_OK, "\(result.message)")
+        } else {
+            #expect(result.status == CNSE_IMAGE_CORRUPT)
+            #expect(result.message.contains("500 scans"), "\(result.message)")
+        }
+    }
+
+    private func lastIndex(of marker: [UInt8], in bytes: [UInt8]) -> Int? {
+        bytes.indices.dropLast().last { bytes[$0] == marker[0] && bytes[$0 + 1] == marker[1] }
+    }
+
     // MARK: GIF damage
 
     @Test(arguments: [UInt32(1), 3])
