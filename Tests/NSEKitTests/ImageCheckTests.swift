@@ -310,6 +310,22 @@ struct ImageCheckTests {
         #expect(result.report.frames == 0)
     }
 
+    @Test(arguments: [UInt32(10_000), 10_001])
+    func gifFrameLimit(frames: UInt32) throws {
+        let url = directory.file("many-frames.gif")
+        try #require(cimagefixtures_write_gif(url.path, 2, 2, frames, 1) == 0)
+
+        let result = ImageFormat.gif.check(url)
+        if frames <= 10_000 {
+            #expect(result.status == CNSE_IMAGE_OK, "\(result.message)")
+            #expect(result.report.frames == frames)
+        } else {
+            #expect(result.status == CNSE_IMAGE_CORRUPT)
+            #expect(result.message.contains("10000 frames"), "\(result.message)")
+            #expect(result.report.frames == 10_000)
+        }
+    }
+
     /// The frame, not only the logical screen, is checked against the limit.
     @Test func gifFrameLargerThanItsScreenIsCheckedAgainstTheLimit() throws {
         let url = directory.file("big-frame.gif")
