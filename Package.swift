@@ -30,7 +30,9 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
-        .testTarget(name: "NSEKitTests", dependencies: ["NSEKit", "NSEMediaServer", "CNSE", "CImageFixtures"]),
+        .testTarget(
+            name: "NSEKitTests", dependencies: ["NSEKit", "NSEMediaServer", "CNSE", "CImageFixtures", "CCurl"]
+        ),
         .testTarget(name: "NSEMediaServerTests", dependencies: ["NSEMediaServer"]),
     ],
     swiftLanguageModes: [.v6]

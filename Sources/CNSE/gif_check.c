@@ -43,7 +43,15 @@ static cnse_image_status cnse_gif_failure(const cnse_gif_context *context, cnse_
         return CNSE_IMAGE_IO_ERROR;
     }
     const char *text = error != 0 ? GifErrorString(error) : NULL;
-    cnse_report_set_message(report, "%s", text != NULL ? text : fallback);
+    if (text == NULL) {
+        text = fallback;
+    }
+    if (feof(context->file)) {
+        // giflib says "Failed to read from given file" for both; the end of the file is the useful fact.
+        cnse_report_set_message(report, "unexpected end of file: the GIF is truncated (%s)", text);
+    } else {
+        cnse_report_set_message(report, "%s", text);
+    }
     return CNSE_IMAGE_CORRUPT;
 }
 

@@ -12,6 +12,7 @@
 #include <setjmp.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <jpeglib.h>
 #include <jerror.h>
 
@@ -76,6 +77,8 @@ static void cnse_jpeg_progress(j_common_ptr cinfo) {
 /// Everything between jpeg_create_decompress and jpeg_destroy_decompress: the only place that uses setjmp.
 static cnse_image_status cnse_jpeg_decode(FILE *file, uint64_t max_pixels, cnse_image_report *report) {
     struct jpeg_decompress_struct cinfo;
+    // Zeroed so the size reads as 0 after a failure even before jpeg_create_decompress has cleared it.
+    memset(&cinfo, 0, sizeof(cinfo));
     cnse_jpeg_error error;
     cinfo.err = jpeg_std_error(&error.base);
     error.base.error_exit = cnse_jpeg_error_exit;
@@ -86,6 +89,9 @@ static cnse_image_status cnse_jpeg_decode(FILE *file, uint64_t max_pixels, cnse_
     JSAMPROW volatile row = NULL;
 
     if (setjmp(error.jump) != 0) {
+        // Once the frame header has been read the size is known even if a later segment fails.
+        report->width = cinfo.image_width;
+        report->height = cinfo.image_height;
         free(row);
         jpeg_destroy_decompress(&cinfo);
         return CNSE_IMAGE_CORRUPT;

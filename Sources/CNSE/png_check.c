@@ -12,13 +12,20 @@
 #include <stdlib.h>
 #include <png.h>
 
-/// Largest buffer libpng may allocate for one ancillary chunk, compressed or decompressed (zTXt, iTXt, iCCP).
-/// Why: a few kilobytes of deflate can claim gigabytes (a "zTXt bomb"); real text and ICC profiles fit in 8 MB.
+/// Largest ancillary chunk libpng accepts without a warning, and largest ICC profile it will inflate (iCCP).
+/// Why: a few kilobytes of deflate can claim gigabytes (an "iCCP bomb"); real ICC profiles fit in 8 MB.
 #define CNSE_PNG_CHUNK_MALLOC_MAX ((png_alloc_size_t)8 * 1024 * 1024)
 
 /// How many ancillary chunks libpng keeps (text, sPLT, unknown); libpng's own default, set explicitly so a
-/// differently configured libpng cannot let a file of a million tEXt chunks fill memory.
+/// differently configured libpng cannot let a file of a million small chunks fill memory.
 #define CNSE_PNG_CHUNK_CACHE_MAX 1000
+
+/// Metadata chunks that cannot change what the image looks like, which libpng is told to skip (still checking
+/// their CRC). Why: libpng allocates each one's full claimed length before reading it (its "chunk data is too
+/// large" check against CNSE_PNG_CHUNK_MALLOC_MAX is only a warning), and decompresses zTXt/iTXt, so skipping
+/// them is the only way to spend no memory on a hostile 2 GB tEXt or a zTXt bomb. Each name is 4 bytes + NUL.
+static const png_byte cnse_png_ignored_chunks[] = "tEXt\0zTXt\0iTXt\0sPLT\0eXIf\0pCAL\0sCAL";
+#define CNSE_PNG_IGNORED_CHUNK_COUNT 7
 
 /// libpng's per-dimension limit. Why so high: max_pixels is the policy, and libpng's default (1,000,000 per
 /// side) would reject valid long, thin images that max_pixels allows. 2^31 - 1 is the PNG format's own limit.
@@ -83,6 +90,9 @@ static cnse_image_status cnse_png_decode(cnse_png_context *context, uint64_t max
     png_bytep volatile row = NULL;
 
     if (setjmp(png_jmpbuf(png)) != 0) {
+        // Once IHDR has been read the size is known even if a later chunk fails; before that it reads as 0.
+        report->width = png_get_image_width(png, info);
+        report->height = png_get_image_height(png, info);
         free(row);
         png_destroy_read_struct(&png, &info, NULL);
         return context->read_errno != 0 ? CNSE_IMAGE_IO_ERROR : CNSE_IMAGE_CORRUPT;
@@ -94,6 +104,7 @@ static cnse_image_status cnse_png_decode(cnse_png_context *context, uint64_t max
     png_set_user_limits(png, CNSE_PNG_DIMENSION_MAX, CNSE_PNG_DIMENSION_MAX);
     png_set_chunk_malloc_max(png, CNSE_PNG_CHUNK_MALLOC_MAX);
     png_set_chunk_cache_max(png, CNSE_PNG_CHUNK_CACHE_MAX);
+    png_set_keep_unknown_chunks(png, PNG_HANDLE_CHUNK_NEVER, cnse_png_ignored_chunks, CNSE_PNG_IGNORED_CHUNK_COUNT);
 
     png_read_info(png, info);
 

@@ -25,7 +25,7 @@ CURLcode cnse_curl_setopt_string(CURL *handle, CURLoption option, const char *va
 CURLcode cnse_curl_setopt_pointer(CURL *handle, CURLoption option, void *value);
 /// CURLOPT_WRITEFUNCTION or CURLOPT_HEADERFUNCTION.
 CURLcode cnse_curl_setopt_data_callback(CURL *handle, CURLoption option, cnse_curl_data_callback callback);
-/// CURLOPT_XFERINFOFUNCTION (and CURLOPT_NOPROGRESS 0).
+/// CURLOPT_XFERINFOFUNCTION (and CURLOPT_NOPROGRESS 0). A NULL callback sets CURLOPT_NOPROGRESS back to 1.
 CURLcode cnse_curl_setopt_progress_callback(CURL *handle, cnse_curl_progress_callback callback);
 
 CURLcode cnse_curl_getinfo_long(CURL *handle, CURLINFO info, long *value);
@@ -49,15 +49,23 @@ typedef struct {
     uint32_t width;      ///< canvas width (GIF logical screen), 0 if unknown
     uint32_t height;     ///< canvas height, 0 if unknown
     uint32_t frames;     ///< 1 for PNG and JPEG; image descriptors seen for GIF
-    uint32_t warnings;   ///< recoverable problems the decoder reported (libjpeg "corrupt data" warnings)
+    uint32_t warnings;   ///< recoverable problems the decoder reported (libjpeg "corrupt data" warnings,
+                         ///< libpng warnings and benign errors such as a bad iCCP profile); saturates
     char message[256];   ///< the decoder's own words for the first error, or first warning; "" if none
 } cnse_image_report;
 
 /// Validates a PNG: signature, every chunk CRC (critical and ancillary), every row of every pass, IEND.
+/// Text and other metadata chunks (tEXt, zTXt, iTXt, sPLT, eXIf, pCAL, sCAL) are CRC-checked but not parsed.
+/// APNG animation chunks are unknown to libpng: CRC-checked and skipped, so frames is 1 and only the default
+/// image is decoded.
 cnse_image_status cnse_png_check(const char *path, uint64_t max_pixels, cnse_image_report *report);
-/// Validates a JPEG: header, every scan, every scanline. Corrupt-data warnings are counted, not fatal.
+/// Validates a JPEG: header, every scan, every scanline. Corrupt-data warnings are counted, not fatal:
+/// a truncated JPEG is OK with warnings ("Premature end of JPEG file"). More than 500 scans is CORRUPT (a CPU-time
+/// bound), and so is a multi-scan JPEG whose coefficient buffer exceeds about 8 bytes x max_pixels + 64 MB.
 cnse_image_status cnse_jpeg_check(const char *path, uint64_t max_pixels, cnse_image_report *report);
 /// Validates a GIF: screen descriptor, every frame's LZW data row by row, extensions, trailer.
+/// A file that ends before its trailer (0x3B) is CORRUPT even when every frame was complete.
+/// More than 10,000 frames is CORRUPT (a CPU-time bound).
 cnse_image_status cnse_gif_check(const char *path, uint64_t max_pixels, cnse_image_report *report);
 
 #ifdef __cplusplus
