@@ -1,1 +1,296 @@
-// Loopback HTTP server.
+#if canImport(Glibc)
+import Glibc
+#endif
+import Foundation
+import Synchronization
+
+/// A real HTTP/1.1 server on 127.0.0.1 for tests and for serving sample media over loopback.
+///
+/// One thread accepts connections and one thread serves each connection, all of them plain threads so
+/// that nothing ever blocks Swift's cooperative pool. The handler runs on the connection's thread.
+///
+/// ```swift
+/// let server = try LoopbackHTTPServer { request in
+///     request.path == "/cat.png" ? .ok(pngBytes, contentType: "image/png") : .notFound
+/// }
+/// defer { server.stop() }
+/// fetch(server.baseURL + "/cat.png")
+/// ```
+public final class LoopbackHTTPServer: Sendable {
+    /// The state the threads share. The threads hold the core, not the server, so the server's deinit can
+    /// still run (and stop everything) while they are alive.
+    private let core: ServerCore
+
+    public let port: UInt16
+
+    /// `http://127.0.0.1:PORT`, without a trailing slash.
+    public var baseURL: String { "http://127.0.0.1:\(port)" }
+
+    /// Every request received so far, in the order they arrived (malformed ones are not recorded).
+    public var requests: [HTTPRequest] { core.recordedRequests }
+
+    /// Binds 127.0.0.1 on an ephemeral port (IPv4 explicitly) and starts serving at once.
+    ///
+    /// - Parameter idleTimeout: how long a connection may sit without sending a complete request
+    ///   (an idle keep-alive connection, or a client that stops halfway through its headers).
+    public init(
+        idleTimeout: Duration = .seconds(5),
+        handler: @escaping @Sendable (HTTPRequest) -> ServedResponse
+    ) throws {
+        let listener = try Listener.bindLoopback()
+        core = ServerCore(listener: listener, idleTimeout: idleTimeout, handler: handler)
+        port = listener.port
+        core.startAccepting()
+    }
+
+    /// Closes the listener and every open connection, then waits for the threads to end.
+    ///
+    /// Sockets are shut down, so stalled, endless and trickling bodies and idle keep-alive connections end
+    /// at once. Idempotent; `deinit` calls it. Safe to call from inside the handler.
+    public func stop() {
+        core.stop()
+    }
+
+    deinit {
+        core.stop()
+    }
+}
+
+/// A server error while setting up the listening socket.
+public struct LoopbackHTTPServerError: Error, CustomStringConvertible {
+    public let operation: String
+    public let errno: Int32
+
+    public var description: String {
+        "\(operation) failed: \(String(cString: strerror(errno))) (errno \(errno)); the loopback media server cannot start"
+    }
+}
+
+/// The listening socket and the stop pipe, created together so a failure leaks neither.
+struct Listener: Sendable {
+    let fd: Int32
+    let port: UInt16
+    /// Written once by stop() and never drained: readable forever after, waking every poll that watches it.
+    let stopRead: Int32
+    let stopWrite: Int32
+
+    static func bindLoopback() throws(LoopbackHTTPServerError) -> Listener {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
+        // Child processes (the CLI may run one) must not inherit the server's sockets.
+        guard fd >= 0 else { throw LoopbackHTTPServerError(operation: "socket", errno: errno) }
+        func fail(_ operation: String) -> LoopbackHTTPServerError {
+            let error = LoopbackHTTPServerError(operation: operation, errno: errno)
+            close(fd)
+            return error
+        }
+        var on: Int32 = 1
+        setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &on, socklen_t(MemoryLayout<Int32>.size))
+
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = 0
+        address.sin_addr = in_addr(s_addr: inet_addr("127.0.0.1"))
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard bound == 0 else { throw fail("bind 127.0.0.1") }
+        guard listen(fd, 128) == 0 else { throw fail("listen") }
+
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let named = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
+        }
+        guard named == 0 else { throw fail("getsockname") }
+
+        var pipeEnds: [Int32] = [0, 0]
+        guard pipe(&pipeEnds) == 0 else { throw fail("pipe") }
+        setCloseOnExec(pipeEnds[0])
+        setCloseOnExec(pipeEnds[1])
+        return Listener(fd: fd, port: UInt16(bigEndian: address.sin_port), stopRead: pipeEnds[0], stopWrite: pipeEnds[1])
+    }
+}
+
+/// The server's shared state and its threads' life cycle.
+final class ServerCore: Sendable {
+    private enum Phase { case running, stopping, stopped }
+
+    private struct State {
+        var phase = Phase.running
+        /// Open connections' sockets, so stop() can shut them down; a connection removes itself before closing.
+        var connections: [UInt64: Int32] = [:]
+        /// Threads started and not yet finished, with their pthread once they have run (for stop() from a handler).
+        var liveThreads: [UInt64: pthread_t?] = [:]
+        var nextID: UInt64 = 1
+        var requests: [HTTPRequest] = []
+        var descriptorsReleased = false
+    }
+
+    private static let acceptThreadID: UInt64 = 0
+
+    let listener: Listener
+    let idleTimeout: Duration
+    let handler: @Sendable (HTTPRequest) -> ServedResponse
+    private let state = Mutex(State())
+    /// Signalled whenever a thread finishes, so stop() can wait for the last one.
+    private let threadFinished = NSCondition()
+
+    init(listener: Listener, idleTimeout: Duration, handler: @escaping @Sendable (HTTPRequest) -> ServedResponse) {
+        self.listener = listener
+        self.idleTimeout = idleTimeout
+        self.handler = handler
+    }
+
+    var recordedRequests: [HTTPRequest] { state.withLock { $0.requests } }
+
+    func record(_ request: HTTPRequest) {
+        state.withLock { $0.requests.append(request) }
+    }
+
+    func startAccepting() {
+        state.withLock { $0.liveThreads[Self.acceptThreadID] = .some(nil) }
+        let thread = Thread { [self] in
+            threadStarted(Self.acceptThreadID)
+            acceptLoop()
+            threadEnded(Self.acceptThreadID)
+        }
+        thread.name = "nse-media-server accept :\(listener.port)"
+        thread.start()
+    }
+
+    private func acceptLoop() {
+        var fds = [
+            pollfd(fd: listener.fd, events: Int16(POLLIN), revents: 0),
+            pollfd(fd: listener.stopRead, events: Int16(POLLIN), revents: 0),
+        ]
+        while true {
+            fds[0].revents = 0
+            fds[1].revents = 0
+            if poll(&fds, 2, -1) < 0 {
+                if errno == EINTR { continue }
+                return
+            }
+            if fds[1].revents != 0 { return }
+            // accept4 and pipe2 need _GNU_SOURCE, which Swift's Glibc module does not import: set the flags after.
+            let fd = accept(listener.fd, nil, nil)
+            if fd < 0 {
+                switch errno {
+                case EINTR, EAGAIN, EWOULDBLOCK, ECONNABORTED, EPROTO:
+                    continue
+                case EMFILE, ENFILE, ENOBUFS, ENOMEM:
+                    // Out of descriptors or memory: back off briefly instead of spinning, waking for stop().
+                    let socket = ConnectionSocket(fd: -1, stopSignal: listener.stopRead)
+                    if (try? socket.pause(for: .milliseconds(50))) == nil { return }
+                    continue
+                default:
+                    return
+                }
+            }
+            setCloseOnExec(fd)
+            _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
+            var on: Int32 = 1
+            // Trickled chunks must leave at once rather than wait on Nagle plus a delayed ACK.
+            setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &on, socklen_t(MemoryLayout<Int32>.size))
+            adopt(fd)
+        }
+    }
+
+    /// Registers a new connection and starts its thread, unless the server has begun stopping.
+    private func adopt(_ fd: Int32) {
+        let id: UInt64? = state.withLock { state in
+            guard state.phase == .running else { return nil }
+            let id = state.nextID
+            state.nextID += 1
+            state.connections[id] = fd
+            state.liveThreads[id] = .some(nil)
+            return id
+        }
+        guard let id else {
+            close(fd)
+            return
+        }
+        let socket = ConnectionSocket(fd: fd, stopSignal: listener.stopRead)
+        let thread = Thread { [self] in
+            threadStarted(id)
+            var connection = HTTPConnection(socket: socket, server: self)
+            connection.serve()
+            state.withLock { _ = $0.connections.removeValue(forKey: id) }
+            close(fd)
+            threadEnded(id)
+        }
+        thread.name = "nse-media-server connection \(id)"
+        thread.start()
+    }
+
+    private func threadStarted(_ id: UInt64) {
+        let me = pthread_self()
+        state.withLock { $0.liveThreads[id] = .some(me) }
+    }
+
+    private func threadEnded(_ id: UInt64) {
+        state.withLock { _ = $0.liveThreads.removeValue(forKey: id) }
+        threadFinished.lock()
+        threadFinished.broadcast()
+        threadFinished.unlock()
+        releaseDescriptorsIfIdle()
+    }
+
+    /// Threads other than the caller's own that have not finished.
+    private func otherLiveThreads() -> Int {
+        let me = pthread_self()
+        return state.withLock { state in
+            state.liveThreads.values.count { thread in
+                guard let thread else { return true }
+                return pthread_equal(thread, me) == 0
+            }
+        }
+    }
+
+    func stop() {
+        let stoppingNow: Bool = state.withLock { state in
+            guard state.phase == .running else { return false }
+            state.phase = .stopping
+            // Under the lock, so no connection can close its socket (and the number be reused) meanwhile.
+            for fd in state.connections.values { shutdown(fd, Int32(SHUT_RDWR)) }
+            return true
+        }
+        if stoppingNow {
+            var byte: UInt8 = 1
+            _ = write(listener.stopWrite, &byte, 1)
+        }
+
+        // Every thread wakes on the stop pipe or its shut-down socket within milliseconds; the deadline only
+        // guards against a handler that itself never returns.
+        let deadline = Date(timeIntervalSinceNow: 2)
+        threadFinished.lock()
+        while otherLiveThreads() > 0 && Date() < deadline {
+            _ = threadFinished.wait(until: min(deadline, Date(timeIntervalSinceNow: 0.05)))
+        }
+        threadFinished.unlock()
+
+        if stoppingNow {
+            state.withLock { $0.phase = .stopped }
+            releaseDescriptorsIfIdle()
+        }
+    }
+
+    /// Closes the listener and the stop pipe once the server has stopped and no thread can poll them.
+    ///
+    /// Usually stop() does this; if a thread outlived its wait (a handler that never returns, or stop()
+    /// called from a handler), the last thread to end does it, so a descriptor number is never reused
+    /// under a thread still watching it.
+    private func releaseDescriptorsIfIdle() {
+        let release = state.withLock { state in
+            guard state.phase == .stopped, state.liveThreads.isEmpty, !state.descriptorsReleased else { return false }
+            state.descriptorsReleased = true
+            return true
+        }
+        guard release else { return }
+        close(listener.fd)
+        close(listener.stopRead)
+        close(listener.stopWrite)
+    }
+}
+
+private func setCloseOnExec(_ fd: Int32) {
+    _ = fcntl(fd, F_SETFD, fcntl(fd, F_GETFD) | FD_CLOEXEC)
+}
