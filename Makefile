@@ -1,6 +1,6 @@
 # Set-up, demo and tests on a Debian/Ubuntu machine with Swift 6 installed.
 SWIFT ?= swift
-APT_PACKAGES := pkg-config libcurl4-openssl-dev libpng-dev libjpeg-dev libgif-dev
+APT_PACKAGES := pkg-config libcurl4-openssl-dev libpng-dev libjpeg-dev libgif-dev libssl-dev
 SUDO := $(shell [ "$$(id -u)" -eq 0 ] || echo sudo)
 NSE := .build/release/nse
 

@@ -17,11 +17,12 @@ let package = Package(
         .systemLibrary(name: "CPNG", pkgConfig: "libpng", providers: [.apt(["libpng-dev"])]),
         .systemLibrary(name: "CJPEG", pkgConfig: "libjpeg", providers: [.apt(["libjpeg-dev"])]),
         .systemLibrary(name: "CGIF", pkgConfig: "libgif", providers: [.apt(["libgif-dev"])]),
+        .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
         // Typed C functions over the parts Swift cannot call safely: variadics, macros, setjmp/longjmp.
         .target(name: "CNSE", dependencies: ["CCurl", "CPNG", "CJPEG", "CGIF"]),
         // Real encoders (libpng, libjpeg, giflib) that tests and the benchmark use to make their images.
         .target(name: "CImageFixtures", dependencies: ["CPNG", "CJPEG", "CGIF"]),
-        .target(name: "NSEKit", dependencies: ["CNSE", "CCurl"]),
+        .target(name: "NSEKit", dependencies: ["CNSE", "CCurl", "CCrypto"]),
         .target(name: "NSEMediaServer"),
         .executableTarget(
             name: "nse",

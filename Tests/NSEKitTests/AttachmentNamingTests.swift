@@ -8,28 +8,37 @@ struct AttachmentNamingTests {
         ResponseHead(status: 200, headers: headers, url: URL(string: url)!)
     }
 
-    @Test(arguments: [
-        // URL extension wins.
-        ("https://cdn.example.com/a/sale.jpg", [:], "jpg"),
-        ("https://cdn.example.com/a/sale.PNG?w=100", ["content-type": "image/jpeg"], "PNG"),
-        // Extensionless: suggestedFilename takes an extension from the MIME type.
-        ("https://cdn.example.com/a/hero", ["content-type": "image/jpeg"], "jpeg"),
-        ("https://cdn.example.com/a/hero", ["content-type": "image/png; charset=binary"], "png"),
-        // Extensionless and generic: no extension at all, UNError 101 on the device.
-        ("https://cdn.example.com/a/banner", ["content-type": "application/octet-stream"], ""),
-        ("https://cdn.example.com/a/banner", [:], ""),
-        // Content-Disposition names the file.
-        ("https://cdn.example.com/dl?id=3", ["content-disposition": #"attachment; filename="promo.gif""#], "gif"),
-        ("https://cdn.example.com/dl?id=3", ["content-disposition": "attachment; filename*=UTF-8''caf%C3%A9.png"], "png"),
-        // A misleading path extension is kept: iOS then refuses ".php".
-        ("https://cdn.example.com/img.php", ["content-type": "image/jpeg"], "php"),
-        // Unknown image subtypes become ".subtype" by Firebase's rule.
-        ("https://cdn.example.com/x", ["content-type": "image/x-icon"], "x-icon"),
-    ])
-    func firebaseFileExtension(url: String, headers: [String: String], expected: String) {
-        #expect(FirebaseImageHelper.fileExtension(for: head(url, headers), profile: DeviceProfile()) == expected)
+    struct NamingCase: Sendable, CustomTestStringConvertible {
+        var url: String
+        var headers: [String: String]
+        var fileExtension: String
+        var testDescription: String { "\(url) \(headers) -> .\(fileExtension)" }
     }
 
+    static let namingCases: [NamingCase] = [
+        // The URL's extension wins, whatever the MIME type.
+        NamingCase(url: "https://cdn.example.com/a/sale.jpg", headers: [:], fileExtension: "jpg"),
+        NamingCase(url: "https://cdn.example.com/a/sale.PNG?w=100", headers: ["content-type": "image/jpeg"], fileExtension: "PNG"),
+        // Extensionless: suggestedFilename takes an extension from the MIME type.
+        NamingCase(url: "https://cdn.example.com/a/hero", headers: ["content-type": "image/jpeg"], fileExtension: "jpeg"),
+        NamingCase(url: "https://cdn.example.com/a/hero", headers: ["content-type": "image/png; charset=binary"], fileExtension: "png"),
+        // Extensionless and generic: no extension at all, UNError 101 on the device.
+        NamingCase(url: "https://cdn.example.com/a/banner", headers: ["content-type": "application/octet-stream"], fileExtension: ""),
+        NamingCase(url: "https://cdn.example.com/a/banner", headers: [:], fileExtension: ""),
+        // Content-Disposition names the file.
+        NamingCase(url: "https://cdn.example.com/dl?id=3", headers: ["content-disposition": #"attachment; filename="promo.gif""#], fileExtension: "gif"),
+        NamingCase(url: "https://cdn.example.com/dl?id=3", headers: ["content-disposition": "attachment; filename*=UTF-8''caf%C3%A9.png"], fileExtension: "png"),
+        // A misleading path extension is kept: iOS then refuses ".php".
+        NamingCase(url: "https://cdn.example.com/img.php", headers: ["content-type": "image/jpeg"], fileExtension: "php"),
+        // Unknown image subtypes become ".subtype" by Firebase's rule.
+        NamingCase(url: "https://cdn.example.com/x", headers: ["content-type": "image/x-icon"], fileExtension: "x-icon"),
+    ]
+
+    @Test(arguments: namingCases)
+    func firebaseFileExtension(_ naming: NamingCase) {
+        let response = head(naming.url, naming.headers)
+        #expect(FirebaseImageHelper.fileExtension(for: response, profile: DeviceProfile()) == naming.fileExtension)
+    }
     @Test func withoutTheMIMEExtensionAssumptionFirebaseStillUsesTheImageSubtype() {
         var profile = DeviceProfile()
         profile.suggestedFilenameAddsMIMEExtension = false
@@ -79,7 +88,7 @@ struct AttachmentNamingTests {
         let profile = DeviceProfile()
         func code(_ name: String, bytes: Int, hint: String? = nil) -> Int? {
             let file = folder.appendingPathComponent(name)
-            FileManager.default.createFile(atPath: file.path, contents: Data(count: bytes))
+            _ = FileManager.default.createFile(atPath: file.path, contents: Data(count: bytes))
             do {
                 _ = try AttachmentCreation.create(identifier: "", file: file, typeHint: hint, profile: profile)
                 return nil
@@ -103,20 +112,26 @@ struct AttachmentNamingTests {
 }
 
 struct MediaFormatTests {
-    @Test(arguments: [
-        ([0xFF, 0xD8, 0xFF, 0xE0], MediaFormat.jpeg),
-        ([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A], .png),
-        (Array("GIF89a".utf8), .gif),
-        (Array("RIFF\0\0\0\0WEBPVP8 ".utf8), .webp),
-        ([0, 0, 0, 0x18] + Array("ftypheic".utf8), .heic),
-        ([0, 0, 0, 0x18] + Array("ftypisom".utf8), .mp4),
-        (Array("BM".utf8) + [UInt8](repeating: 0, count: 20), .bmp),
-        (Array("  <!DOCTYPE html><html>".utf8), .html),
-        (Array("<?xml version=\"1.0\"?><svg xmlns=".utf8), .svg),
-        (Array("ID3\u{3}".utf8), .mp3),
-        ([0x00, 0x01, 0x02], .unknown),
-        ([], .unknown),
-    ])
+    static let magic: [([UInt8], MediaFormat)] = {
+        let isoBox: [UInt8] = [0, 0, 0, 0x18]
+        let riff: [UInt8] = Array("RIFF".utf8) + [0, 0, 0, 0]
+        return [
+            ([0xFF, 0xD8, 0xFF, 0xE0], .jpeg),
+            ([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A], .png),
+            (Array("GIF89a".utf8), .gif),
+            (riff + Array("WEBPVP8 ".utf8), .webp),
+            (isoBox + Array("ftypheic".utf8), .heic),
+            (isoBox + Array("ftypisom".utf8), .mp4),
+            (Array("BM".utf8) + [UInt8](repeating: 0, count: 20), .bmp),
+            (Array("  <!DOCTYPE html><html>".utf8), .html),
+            (Array("<?xml version=\"1.0\"?><svg xmlns=".utf8), .svg),
+            (Array("ID3".utf8) + [3], .mp3),
+            ([0x00, 0x01, 0x02], .unknown),
+            ([], .unknown),
+        ]
+    }()
+
+    @Test(arguments: magic)
     func sniffsMagicNumbers(bytes: [UInt8], format: MediaFormat) {
         #expect(MediaFormat.sniff(bytes) == format)
     }
@@ -129,16 +144,16 @@ struct SHA256Tests {
         ("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq", "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1"),
     ])
     func knownVectors(message: String, digest: String) {
-        var hasher = SHA256()
+        let hasher = SHA256()
         hasher.update(Array(message.utf8))
         #expect(hasher.finalizeHex() == digest)
     }
 
     @Test func incrementalUpdatesMatchOneShot() {
         let bytes = (0..<1000).map { UInt8(truncatingIfNeeded: $0 * 7) }
-        var whole = SHA256()
+        let whole = SHA256()
         whole.update(bytes)
-        var pieces = SHA256()
+        let pieces = SHA256()
         for chunk in stride(from: 0, to: bytes.count, by: 37) {
             pieces.update(Array(bytes[chunk..<min(chunk + 37, bytes.count)]))
         }
@@ -146,7 +161,7 @@ struct SHA256Tests {
     }
 
     @Test func millionAs() {
-        var hasher = SHA256()
+        let hasher = SHA256()
         let block = [UInt8](repeating: UInt8(ascii: "a"), count: 1000)
         for _ in 0..<1000 { hasher.update(block) }
         #expect(hasher.finalizeHex() == "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0")

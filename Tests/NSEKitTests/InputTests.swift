@@ -41,6 +41,10 @@ struct InputTests {
         ("{\"aps\": ", DiagnosticCode.inputInvalidJSON),
         ("[1, 2]", .inputUnknownKind),
         ("{\"hello\": \"world\"}", .inputUnknownKind),
+        ("{\"aps\": {\"alert\": \"Hi\"},}", .inputInvalidJSON),
+        ("{\"aps\": [1, 2,]}", .inputInvalidJSON),
+        ("{\"aps\": {}} trailing", .inputInvalidJSON),
+        ("{\"aps\": {\"badge\": 01}}", .inputInvalidJSON),
     ])
     func unusableFilesAreDiagnosed(text: String, code: DiagnosticCode) {
         let error = inputError(text)
@@ -123,5 +127,33 @@ struct FCMResolutionTests {
     @Test func apnsCustomKeysOverrideDataKeys() throws {
         let push = try resolve(#"{"message": {"data": {"k": "data"}, "apns": {"payload": {"k": "apns", "aps": {}}}}}"#)
         #expect(push.userInfo["k"] == .string("apns"))
+    }
+}
+
+struct JSONParserTests {
+    @Test func valuesKeepTheirJSONTypes() throws {
+        let value = try JSONValue.parse(Data(#"{"i": -12, "d": 0.5, "e": 1e3, "t": true, "n": null, "s": "a\"\u00e9\ud83d\ude00\/", "a": []}"#.utf8))
+        #expect(value["i"] == .int(-12))
+        #expect(value["d"] == .double(0.5))
+        #expect(value["e"] == .double(1000))
+        #expect(value["t"] == .bool(true))
+        #expect(value["n"] == .null)
+        #expect(value["s"] == .string("a\"é😀/"))
+        #expect(value["a"] == .array([]))
+    }
+
+    @Test func errorsSayWhere() {
+        #expect(throws: JSONParser.SyntaxError.self) { try JSONValue.parse(Data("{\n  \"a\": 1,\n}".utf8)) }
+        do {
+            _ = try JSONParser.parse(Data("{\n  \"a\": 1,\n}".utf8))
+        } catch {
+            #expect(error.line == 3)
+            #expect(error.reason.contains("trailing comma"))
+        }
+    }
+
+    @Test func hostileNestingIsRefusedNotACrash() {
+        let deep = String(repeating: "[", count: 100_000) + String(repeating: "]", count: 100_000)
+        #expect(throws: JSONParser.SyntaxError.self) { try JSONValue.parse(Data(deep.utf8)) }
     }
 }

@@ -33,7 +33,7 @@ struct PipelineTests {
         #expect(attachment.type == "public.jpeg")
         #expect(attachment.width == 120 && attachment.height == 80 && attachment.frames == 1)
         #expect(attachment.bytes == jpeg.count)
-        var hasher = SHA256()
+        let hasher = SHA256()
         hasher.update(jpeg)
         #expect(attachment.sha256 == hasher.finalizeHex())
         let saved = try #require(attachment.file)

@@ -20,7 +20,7 @@ public struct FCMMessage: Sendable {
     }
 
     private static let messageFields: Set<String> = [
-        "token", "topic", "condition", "notification", "data", "android", "apns", "webpush", "fcm_options",
+        "token", "topic", "condition", "notification", "data", "android", "apns", "webpush",
     ]
 }
 

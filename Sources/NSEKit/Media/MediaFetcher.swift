@@ -74,7 +74,7 @@ private final class CurlTransfer {
     private let request: TransferRequest
     private var handle: UnsafeMutableRawPointer?
     private var descriptor: Int32 = -1
-    private var hasher = SHA256()
+    private let hasher = SHA256()
     private var received = 0
     private var prefix: [UInt8] = []
     private var status = 0

@@ -83,9 +83,9 @@ extension JSONValue: Codable {
 }
 
 extension JSONValue {
-    /// Parses UTF-8 JSON text.
+    /// Parses UTF-8 JSON text strictly (RFC 8259), as APNs does.
     public static func parse(_ bytes: Data) throws -> JSONValue {
-        try JSONDecoder().decode(JSONValue.self, from: bytes)
+        try JSONParser.parse(bytes)
     }
 
     /// Compact JSON with sorted keys: the bytes a sender would put on the wire, reproducibly.
