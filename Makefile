@@ -19,7 +19,7 @@ build: deps
 
 ## Runs every bundled sample through the emulator; the samples include deliberate failures, so exit 1 is expected.
 demo: build
-	@$(NSE) process samples/payloads/* --media samples/media --time-budget 5 --out out/demo --format text; \
+	@$(NSE) process samples/payloads/* --media samples/media --time-budget 5 --title-suffix " [modified]" --out out/demo --format text; \
 	status=$$?; echo; echo "nse exited $$status (1 = some samples fail verification, as intended); results in out/demo/"; \
 	[ $$status -le 1 ]
 

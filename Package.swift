@@ -35,6 +35,8 @@ let package = Package(
             name: "NSEKitTests", dependencies: ["NSEKit", "NSEMediaServer", "CNSE", "CImageFixtures", "CCurl"]
         ),
         .testTarget(name: "NSEMediaServerTests", dependencies: ["NSEMediaServer"]),
+        // Runs the built `nse` executable as a user would.
+        .testTarget(name: "NSECommandTests", dependencies: ["nse", "NSEKit"]),
     ],
     swiftLanguageModes: [.v6]
 )

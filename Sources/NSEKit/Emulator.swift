@@ -26,11 +26,11 @@ public struct Emulator: Sendable {
             push = try PushReader.read(file)
         } catch {
             return ProcessResult(
-                input: file.path, inputKind: nil, extensionInvoked: false, outcome: .rejected, imageShown: false,
+                input: file.relativePath, inputKind: nil, extensionInvoked: false, outcome: .rejected, imageShown: false,
                 content: nil, diagnostics: [error.diagnostic], timings: ["read": started.duration(to: .now).milliseconds])
         }
         let reading = started.duration(to: .now).milliseconds
-        var result = await process(push, input: file.path, attachmentDirectory: attachmentDirectory)
+        var result = await process(push, input: file.relativePath, attachmentDirectory: attachmentDirectory)
         result.timings["read"] = reading
         result.timings["total", default: 0] += reading
         return result
@@ -42,11 +42,15 @@ public struct Emulator: Sendable {
         var result = ProcessResult(
             input: input, inputKind: push.kind, extensionInvoked: false, outcome: .rejected, imageShown: false,
             content: nil, diagnostics: push.diagnostics, timings: [:])
-        defer { result.timings["total"] = started.duration(to: .now).milliseconds }
+        await emulate(push, into: &result, attachmentDirectory: attachmentDirectory)
+        result.timings["total"] = started.duration(to: .now).milliseconds
+        return result
+    }
 
+    private func emulate(_ push: ReceivedPush, into result: inout ProcessResult, attachmentDirectory: URL?) async {
         let rejections = DeliveryRules.check(push)
         result.diagnostics += rejections
-        guard rejections.isEmpty else { return result }
+        guard rejections.isEmpty else { return }
 
         let original = NotificationContent(userInfo: push.userInfo)
         let eligibility = ExtensionEligibility.decide(
@@ -56,11 +60,10 @@ public struct Emulator: Sendable {
             result.outcome = .original
             result.content = original
             result.diagnostics.append(notInvoked(eligibility.reason ?? "", push: push))
-            return result
+            return
         }
         result.extensionInvoked = true
         await runExtension(original: original, into: &result, attachmentDirectory: attachmentDirectory)
-        return result
     }
 
     private func runExtension(original: NotificationContent, into result: inout ProcessResult, attachmentDirectory: URL?) async {
@@ -110,7 +113,7 @@ public struct Emulator: Sendable {
             let destination = directory.appendingPathComponent(source.lastPathComponent)
             do {
                 try AtomicFile.move(source, to: destination)
-                saved.file = destination.path
+                saved.file = destination.relativePath
             } catch {
                 diagnostics.append(.warning(.mediaNotSaved, "The attachment could not be saved to \(destination.path): \(error.localizedDescription). The verdict is unaffected."))
             }
@@ -122,7 +125,7 @@ public struct Emulator: Sendable {
         let imageRequested = push.userInfo["fcm_options"]?["image"]?.stringValue != nil
         let changesRequested = serviceExtension.steps.contains { ($0 as? ContentChanges).map { !$0.isEmpty } ?? false }
         if imageRequested {
-            return .error(.extensionNotInvoked, "iOS does not run the Notification Service Extension: \(reason). The image will NOT appear; the notification shows the payload's own text. Add `\"mutable-content\": 1` to `aps` and give it an alert.")
+            return .error(.extensionNotInvoked, "iOS does not run the Notification Service Extension: \(reason). The image will NOT appear; the phone shows the payload's own content.")
         }
         if changesRequested {
             return .warning(.extensionNotInvoked, "iOS does not run the Notification Service Extension: \(reason). Your extension's content changes will not appear.")

@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 
 @main
 struct NSECommand: AsyncParsableCommand {
@@ -7,4 +8,22 @@ struct NSECommand: AsyncParsableCommand {
         abstract: "Emulates an iOS Notification Service Extension on a push payload: would the image show?",
         subcommands: [ProcessCommand.self]
     )
+
+    /// ArgumentParser's own entry point, except that usage errors exit 2 (as documented) rather than 64.
+    static func main() async {
+        do {
+            var command = try parseAsRoot()
+            if var asyncCommand = command as? any AsyncParsableCommand {
+                try await asyncCommand.run()
+            } else {
+                try command.run()
+            }
+        } catch {
+            if exitCode(for: error) == .validationFailure {
+                FileHandle.standardError.write(Data((fullMessage(for: error) + "\n").utf8))
+                Foundation.exit(2)
+            }
+            exit(withError: error)
+        }
+    }
 }

@@ -212,6 +212,19 @@ struct PipelineTests {
         #expect(result.errorCodes == [.payloadTooLarge])
     }
 
+    @Test func anUnwritableOutputFolderIsAWarningNotAVerdict() async throws {
+        let server = try cdn(["/a.png": .ok(try Fixture.png(), contentType: "image/png")])
+        defer { server.stop() }
+        let folder = try TemporaryFolder()
+        let blocker = folder.file("not-a-folder")
+        try Data("x".utf8).write(to: blocker)
+        let result = await run(firebasePayload(imageURL: server.baseURL + "/a.png"), saveTo: blocker.appendingPathComponent("out"))
+        #expect(result.imageShown)
+        #expect(result.content?.attachments.first?.file == nil)
+        #expect(result.diagnostics.map(\.severity) == [.warning])
+        #expect(result.codes == [.mediaNotSaved])
+    }
+
     @Test func contentChangesCoverEveryFlag() async {
         let changes = ContentChanges(
             title: "New", titleSuffix: "!", subtitle: "Sub", body: "Body", badge: 9, sound: "default",

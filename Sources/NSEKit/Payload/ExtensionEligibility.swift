@@ -23,12 +23,12 @@ public struct ExtensionEligibility: Sendable {
                 .payloadMutableContentNotNumber,
                 "`aps.mutable-content` is true; Apple documents the number 1. Assumed to work like 1; send `\"mutable-content\": 1` to be sure."))
         case nil:
-            reasons.append("`aps.mutable-content` is missing\(misspelling(in: aps))")
+            reasons.append("`aps.mutable-content` is missing\(misspelling(in: aps)); add `\"mutable-content\": 1`")
         case let other?:
-            reasons.append("`aps.mutable-content` is \(other.shortDescription), not the number 1")
+            reasons.append("`aps.mutable-content` is \(other.shortDescription), not the number 1; send `\"mutable-content\": 1`")
         }
         if !showsAlert(aps["alert"]) {
-            reasons.append("the push shows no alert (no title, subtitle or body): silent, badge-only and sound-only pushes never reach the extension")
+            reasons.append("the push shows no alert (no title, subtitle or body): silent, badge-only and sound-only pushes never reach the extension; give `aps.alert` a title or body")
         }
         guard reasons.isEmpty else {
             return ExtensionEligibility(invoked: false, reason: reasons.joined(separator: "; and "), diagnostics: diagnostics)

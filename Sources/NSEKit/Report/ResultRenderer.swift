@@ -30,7 +30,9 @@ public struct TextResultRenderer: ResultRenderer {
         let kind = result.inputKind.map { " (\($0.rawValue))" } ?? ""
         lines.append("\(result.input)\(kind)")
         lines.append("  \(verdict(result))")
-        if let content = result.content {
+        if let content = result.content, content.title.isEmpty, content.subtitle.isEmpty, content.body.isEmpty {
+            lines.append("  the phone shows no alert")
+        } else if let content = result.content {
             lines.append("  the phone shows:")
             for (label, value) in [("title", content.title), ("subtitle", content.subtitle), ("body", content.body)] where !value.isEmpty {
                 lines.append("    \(label.padding(toLength: 9, withPad: " ", startingAt: 0))\(quoted(value))")

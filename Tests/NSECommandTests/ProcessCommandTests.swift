@@ -1,0 +1,117 @@
+import Foundation
+import NSEKit
+import Testing
+
+/// `nse process` end to end: the real executable, the bundled samples, the loopback media server it starts.
+struct ProcessCommandTests {
+    static let root = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+    /// The `nse` binary SwiftPM built next to this test bundle.
+    static let executable: URL = {
+        var folder = Bundle.main.bundleURL
+        while folder.path != "/", !FileManager.default.fileExists(atPath: folder.appendingPathComponent("nse").path) {
+            folder.deleteLastPathComponent()
+        }
+        return folder.appendingPathComponent("nse")
+    }()
+
+    struct Run {
+        var status: Int32
+        var stdout: String
+        var stderr: String
+    }
+
+    private func nse(_ arguments: [String]) throws -> Run {
+        let process = Process()
+        process.executableURL = Self.executable
+        process.arguments = arguments
+        process.currentDirectoryURL = Self.root
+        let out = Pipe()
+        let err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        try process.run()
+        let stdout = out.fileHandleForReading.readDataToEndOfFile()
+        let stderr = err.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return Run(status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self), stderr: String(decoding: stderr, as: UTF8.self))
+    }
+
+    private func decode<T: Decodable>(_ type: T.Type, _ text: String) throws -> T {
+        try JSONDecoder().decode(type, from: Data(text.utf8))
+    }
+
+    @Test func aGoodPushExitsZeroWithTheJSONResult() throws {
+        let run = try nse(["process", "samples/payloads/jpeg-ok.json", "--media", "samples/media", "--title-suffix", " [modified]", "--format", "json"])
+        #expect(run.status == 0, "\(run.stderr)")
+        let result = try decode(ProcessResult.self, run.stdout)
+        #expect(result.outcome == .modified)
+        #expect(result.imageShown)
+        #expect(result.input == "samples/payloads/jpeg-ok.json")
+        #expect(result.content?.title.hasSuffix(" [modified]") == true)
+    }
+
+    @Test func aFailingPushExitsOne() throws {
+        let run = try nse(["process", "samples/payloads/webp.json", "--media", "samples/media", "--format", "json"])
+        #expect(run.status == 1)
+        let result = try decode(ProcessResult.self, run.stdout)
+        #expect(result.diagnostics.map(\.code) == [.mediaUnsupportedFormat])
+    }
+
+    @Test func anUnreadableFileExitsTwo() throws {
+        let run = try nse(["process", "samples/payloads/does-not-exist.json", "--format", "json"])
+        #expect(run.status == 2)
+        let result = try decode(ProcessResult.self, run.stdout)
+        #expect(result.diagnostics.map(\.code) == [.inputUnreadable])
+        #expect(result.outcome == .rejected)
+    }
+
+    @Test(arguments: [["process"], ["process", "x.json", "--time-budget", "0"], ["process", "x.json", "--megabyte", "1024"], ["frobnicate"]])
+    func usageErrorsExitTwo(arguments: [String]) throws {
+        let run = try nse(arguments)
+        #expect(run.status == 2)
+        #expect(!run.stderr.isEmpty)
+    }
+
+    @Test func severalFilesGiveAnArrayAndTheWorstStatus() throws {
+        let run = try nse(["process", "samples/payloads/png-ok.json", "samples/payloads/invalid-json.json", "--media", "samples/media", "--format", "json"])
+        #expect(run.status == 1)
+        let results = try decode([ProcessResult].self, run.stdout)
+        #expect(results.map(\.outcome) == [.modified, .rejected])
+    }
+
+    @Test func outWritesContentAndAttachmentAtomically() throws {
+        let out = FileManager.default.temporaryDirectory.appendingPathComponent("nse-cli-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: out) }
+        for _ in 0..<2 {
+            let run = try nse(["process", "samples/payloads/gif-animated-ok.json", "--media", "samples/media", "--out", out.path, "--format", "json"])
+            #expect(run.status == 0, "\(run.stderr)")
+        }
+        let folder = out.appendingPathComponent("gif-animated-ok")
+        let files = try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted()
+        #expect(files == ["attachment.gif", "content.json"], "no temporary files are left behind")
+        let saved = try JSONDecoder().decode(ProcessResult.self, from: Data(contentsOf: folder.appendingPathComponent("content.json")))
+        let attachment = try #require(saved.content?.attachments.first)
+        #expect(attachment.file == folder.appendingPathComponent("attachment.gif").path)
+        #expect(attachment.frames == 4)
+        #expect(try Data(contentsOf: folder.appendingPathComponent("attachment.gif")).count == attachment.bytes)
+    }
+
+    @Test func textOutputNamesTheVerdictAndTheCodes() throws {
+        let run = try nse(["process", "samples/payloads/missing-mutable-content.json", "--format", "text"])
+        #expect(run.status == 1)
+        #expect(run.stdout.contains("extension not run"))
+        #expect(run.stdout.contains("extension.not-invoked"))
+    }
+}
+
+/// Every diagnostic code is documented in the README, where users look them up.
+struct DocumentationTests {
+    @Test func everyDiagnosticCodeIsInTheReadme() throws {
+        let readme = try String(contentsOf: ProcessCommandTests.root.appendingPathComponent("README.md"), encoding: .utf8)
+        for code in DiagnosticCode.allCases {
+            #expect(readme.contains("`\(code.rawValue)`"), "README lacks \(code.rawValue)")
+        }
+    }
+}
