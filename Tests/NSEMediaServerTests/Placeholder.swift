@@ -1,3 +1,0 @@
-import Testing
-@testable import NSEMediaServer
-@Test func placeholder() { #expect(Bool(true)) }
