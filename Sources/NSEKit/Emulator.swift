@@ -4,17 +4,18 @@ import Foundation
 /// extension, the extension itself, and the system's validation of its attachments.
 public struct Emulator: Sendable {
     public var profile: DeviceProfile
-    public var serviceExtension: ServiceExtension
+    /// What runs the service extension: steps in-process, or an app's own extension class (NSEHarness).
+    public var extensionRunner: any ExtensionRunner
     public var hostMapping: MediaHostMapping?
 
     /// The built-in extension: the given content changes, then Firebase's image helper.
     public init(profile: DeviceProfile = DeviceProfile(), changes: ContentChanges = ContentChanges(), hostMapping: MediaHostMapping? = nil) {
-        self.init(profile: profile, serviceExtension: ServiceExtension(steps: [changes, FirebaseImageHelper()]), hostMapping: hostMapping)
+        self.init(profile: profile, extensionRunner: ServiceExtension(steps: [changes, FirebaseImageHelper()]), hostMapping: hostMapping)
     }
 
-    public init(profile: DeviceProfile, serviceExtension: ServiceExtension, hostMapping: MediaHostMapping? = nil) {
+    public init(profile: DeviceProfile, extensionRunner: any ExtensionRunner, hostMapping: MediaHostMapping? = nil) {
         self.profile = profile
-        self.serviceExtension = serviceExtension
+        self.extensionRunner = extensionRunner
         self.hostMapping = hostMapping
     }
 
@@ -80,22 +81,25 @@ public struct Emulator: Sendable {
 
         var state = ExtensionState(original: original)
         let started = ContinuousClock.now
-        let delivery = await serviceExtension.run(&state, context: context)
+        let delivery = await extensionRunner.run(&state, context: context)
         result.timings["extension"] = started.duration(to: .now).milliseconds
         for (step, milliseconds) in state.timings { result.timings["extension.\(step)"] = milliseconds }
         result.diagnostics += state.diagnostics
 
+        guard delivery != .neverDelivered else {
+            result.outcome = .original
+            result.content = original
+            return
+        }
         var content = state.bestAttemptContent
         let validationStarted = ContinuousClock.now
-        switch delivery {
-        case .expired:
-            content.attachments = []
+        let validation = SystemValidation.validate(state.stagedAttachments, profile: profile)
+        result.diagnostics += validation.diagnostics
+        content.attachments = save(validation.kept, staged: state.stagedAttachments, to: attachmentDirectory, diagnostics: &result.diagnostics)
+        result.imageShown = !content.attachments.isEmpty
+        if delivery == .expired {
             result.outcome = .bestAttempt
-        case .delivered:
-            let validation = SystemValidation.validate(state.stagedAttachments, profile: profile)
-            result.diagnostics += validation.diagnostics
-            content.attachments = save(validation.kept, staged: state.stagedAttachments, to: attachmentDirectory, diagnostics: &result.diagnostics)
-            result.imageShown = !content.attachments.isEmpty
+        } else {
             result.outcome = state.mediaRequested && !result.imageShown ? .modifiedWithoutAttachment : .modified
         }
         result.timings["validation"] = validationStarted.duration(to: .now).milliseconds
@@ -105,12 +109,14 @@ public struct Emulator: Sendable {
     /// Moves kept attachment files into `directory` (atomically) and records where they are.
     private func save(_ kept: [Attachment], staged: [StagedAttachment], to directory: URL?, diagnostics: inout [Diagnostic]) -> [Attachment] {
         guard let directory else { return kept }
-        return kept.map { attachment in
+        return kept.enumerated().map { index, attachment in
             guard let source = staged.first(where: { $0.attachment.identifier == attachment.identifier })?.localFile else {
                 return attachment
             }
             var saved = attachment
-            let destination = directory.appendingPathComponent(source.lastPathComponent)
+            // Several attachments may share a file name; number them so none replaces another.
+            let name = kept.count > 1 ? "\(index + 1)-\(source.lastPathComponent)" : source.lastPathComponent
+            let destination = directory.appendingPathComponent(name)
             do {
                 try AtomicFile.move(source, to: destination)
                 saved.file = destination.relativePath
@@ -123,11 +129,10 @@ public struct Emulator: Sendable {
 
     private func notInvoked(_ reason: String, push: ReceivedPush) -> Diagnostic {
         let imageRequested = push.userInfo["fcm_options"]?["image"]?.stringValue != nil
-        let changesRequested = serviceExtension.steps.contains { ($0 as? ContentChanges).map { !$0.isEmpty } ?? false }
         if imageRequested {
             return .error(.extensionNotInvoked, "iOS does not run the Notification Service Extension: \(reason). The image will NOT appear; the phone shows the payload's own content.")
         }
-        if changesRequested {
+        if extensionRunner.changesContent {
             return .warning(.extensionNotInvoked, "iOS does not run the Notification Service Extension: \(reason). Your extension's content changes will not appear.")
         }
         return .info(.extensionNotInvoked, "iOS does not run the Notification Service Extension: \(reason). The payload's own content is shown.")

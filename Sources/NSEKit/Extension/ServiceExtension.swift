@@ -44,23 +44,44 @@ public protocol ExtensionStep: Sendable {
     func run(_ state: inout ExtensionState, context: ExtensionContext) async throws(TimeBudgetExpired)
 }
 
+/// How the extension's run ended, which decides what the phone shows.
+public enum ExtensionDelivery: Sendable, Equatable {
+    /// The content handler was called with `state.bestAttemptContent` in time.
+    case delivered
+    /// Time ran out and `serviceExtensionTimeWillExpire()` delivered `state.bestAttemptContent`.
+    case expired
+    /// The content handler was never called: iOS shows the original content.
+    case neverDelivered
+}
+
+/// Runs a service extension on one push, between iOS handing it the request and showing the content.
+///
+/// On return, `state.bestAttemptContent` is the content handed to the content handler, and
+/// `state.stagedAttachments` the files behind its attachments, for the system to validate.
+public protocol ExtensionRunner: Sendable {
+    func run(_ state: inout ExtensionState, context: ExtensionContext) async -> ExtensionDelivery
+    /// True when the extension changes the text, so a push that never reaches it loses those changes.
+    var changesContent: Bool { get }
+}
+
+extension ExtensionRunner {
+    public var changesContent: Bool { false }
+}
+
 /// A service extension made of steps, delivering its best attempt on expiry as Apple's template does.
-public struct ServiceExtension: Sendable {
+public struct ServiceExtension: ExtensionRunner {
     public var steps: [any ExtensionStep]
 
     public init(steps: [any ExtensionStep]) {
         self.steps = steps
     }
 
-    public enum Delivery: Sendable {
-        /// The content handler was called with this content.
-        case delivered
-        /// Time ran out: `serviceExtensionTimeWillExpire()` delivered the best attempt.
-        case expired
+    public var changesContent: Bool {
+        steps.contains { ($0 as? ContentChanges).map { !$0.isEmpty } ?? false }
     }
 
     /// Runs every step on `state`, stopping when one reports that time ran out.
-    public func run(_ state: inout ExtensionState, context: ExtensionContext) async -> Delivery {
+    public func run(_ state: inout ExtensionState, context: ExtensionContext) async -> ExtensionDelivery {
         for step in steps {
             let started = ContinuousClock.now
             defer { state.timings[step.name] = started.duration(to: .now).milliseconds }

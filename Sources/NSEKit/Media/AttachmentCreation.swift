@@ -28,6 +28,20 @@ public struct StagedAttachment: Sendable {
     public var mimeType: String?
 }
 
+extension StagedAttachment {
+    /// Stages a file an extension attached, reading its first bytes to learn what it really holds.
+    public init(attachment: Attachment, localFile: URL, attachmentType: AttachmentType, mimeType: String? = nil) {
+        var head: [UInt8] = []
+        if let handle = try? FileHandle(forReadingFrom: localFile) {
+            head = Array((try? handle.read(upToCount: MediaFormat.sniffLength)) ?? Data())
+            try? handle.close()
+        }
+        self.init(
+            attachment: attachment, localFile: localFile, attachmentType: attachmentType,
+            format: MediaFormat.sniff(head), mimeType: mimeType)
+    }
+}
+
 /// Creates attachments as `UNNotificationAttachment(identifier:url:options:)` does: the type comes from the
 /// file extension unless a type hint names one; the size must fit the type's category.
 public enum AttachmentCreation {
