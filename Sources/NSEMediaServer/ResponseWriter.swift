@@ -34,15 +34,12 @@ struct ResponseWriter {
         }
 
         var response = response
-        var body: PreparedBody
-        switch prepare(response.body) {
-        case .ready(let prepared):
-            body = prepared
-        case .replacedBy(let page):
+        var preparation = prepare(response.body)
+        if case .replacedBy(let page) = preparation {
             response = page
-            body = .fixed(source: .bytes([]), declared: 0, sendCount: 0, chunk: 1, interval: .zero, closeAfter: false)
-            if case .ready(let prepared) = prepare(page.body) { body = prepared }
+            preparation = prepare(page.body)
         }
+        guard case .ready(let body) = preparation else { preconditionFailure("error pages are in-memory bytes") }
         defer { if case .fixed(let source, _, _, _, _, _) = body { source.close() } }
 
         // 1xx, 204 and 304 responses never carry a body (RFC 9110), whatever the handler supplied.
