@@ -18,8 +18,8 @@ struct ResponseWriter {
 
     /// A body ready to send: files opened, lengths known.
     private enum PreparedBody {
-        /// `sendCount` bytes of `source` (file then zeros), declaring `declared`; closes after if told to
-        /// or if it sent less than it declared.
+        /// `sendCount` bytes of `source` (file then zeros), declaring `declared`; the connection closes
+        /// after if `closeAfter`, or whenever it sent less than it declared.
         case fixed(source: BodySource, declared: Int, sendCount: Int, chunk: Int, interval: Duration, closeAfter: Bool)
         case endless(UInt8)
         case stall
@@ -141,7 +141,7 @@ struct ResponseWriter {
             let sendCount = min(declared, max(0, stream.sendOnly ?? declared))
             return .ready(.fixed(source: source, declared: declared, sendCount: sendCount,
                                    chunk: max(1, stream.bytesPerChunk), interval: stream.interval,
-                                   closeAfter: sendCount < declared))
+                                   closeAfter: false))
         }
     }
 
