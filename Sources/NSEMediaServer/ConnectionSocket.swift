@@ -99,12 +99,10 @@ struct ConnectionSocket: Sendable {
         // Array.withUnsafeBytes does not carry typed throws through, so carry the error out by hand.
         var failure: SocketEnd?
         bytes.withUnsafeBytes { buffer in
-            do {
+            do throws(SocketEnd) {
                 try send(UnsafeRawBufferPointer(rebasing: buffer[0..<(count ?? buffer.count)]), until: deadline)
-            } catch let error as SocketEnd {
-                failure = error
             } catch {
-                failure = .failed(EIO)
+                failure = error
             }
         }
         if let failure { throw failure }

@@ -2,7 +2,6 @@
 import Glibc
 #endif
 import Foundation
-import Synchronization
 
 /// A real HTTP/1.1 server on 127.0.0.1 for tests and for serving sample media over loopback.
 ///
@@ -130,9 +129,7 @@ final class ServerCore: Sendable {
     let listener: Listener
     let idleTimeout: Duration
     let handler: @Sendable (HTTPRequest) -> ServedResponse
-    private let state = Mutex(State())
-    /// Signalled whenever a thread finishes, so stop() can wait for the last one.
-    private let threadFinished = NSCondition()
+    private let state = GuardedState(State())
 
     init(listener: Listener, idleTimeout: Duration, handler: @escaping @Sendable (HTTPRequest) -> ServedResponse) {
         self.listener = listener
@@ -227,22 +224,8 @@ final class ServerCore: Sendable {
     }
 
     private func threadEnded(_ id: UInt64) {
-        state.withLock { _ = $0.liveThreads.removeValue(forKey: id) }
-        threadFinished.lock()
-        threadFinished.broadcast()
-        threadFinished.unlock()
+        state.withLock(notify: true) { _ = $0.liveThreads.removeValue(forKey: id) }
         releaseDescriptorsIfIdle()
-    }
-
-    /// Threads other than the caller's own that have not finished.
-    private func otherLiveThreads() -> Int {
-        let me = pthread_self()
-        return state.withLock { state in
-            state.liveThreads.values.count { thread in
-                guard let thread else { return true }
-                return pthread_equal(thread, me) == 0
-            }
-        }
     }
 
     func stop() {
@@ -260,12 +243,11 @@ final class ServerCore: Sendable {
 
         // Every thread wakes on the stop pipe or its shut-down socket within milliseconds; the deadline only
         // guards against a handler that itself never returns.
-        let deadline = Date(timeIntervalSinceNow: 2)
-        threadFinished.lock()
-        while otherLiveThreads() > 0 && Date() < deadline {
-            _ = threadFinished.wait(until: min(deadline, Date(timeIntervalSinceNow: 0.05)))
+        // Called from a handler, stop() must not wait for its own thread.
+        let me = pthread_self()
+        state.wait(until: Date(timeIntervalSinceNow: 2)) { state in
+            state.liveThreads.values.allSatisfy { thread in thread.map { pthread_equal($0, me) != 0 } ?? false }
         }
-        threadFinished.unlock()
 
         if stoppingNow {
             state.withLock { $0.phase = .stopped }

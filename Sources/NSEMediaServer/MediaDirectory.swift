@@ -48,7 +48,7 @@ public struct MediaDirectory: Sendable {
         if case .regularFile(let size) = file { fileSize = size } else { fileSize = nil }
         guard case .regularFile = sidecarFile else {
             guard fileSize != nil else { return .notFound }
-            return ServedResponse(status: 200, headers: [("Content-Type", contentType(forFileName: name))], body: .file(path: filePath))
+            return ServedResponse(status: 200, headers: [("Content-Type", Self.contentType(forFileName: name))], body: .file(path: filePath))
         }
 
         let sidecarName = components.joined(separator: "/") + ServeSidecar.fileSuffix

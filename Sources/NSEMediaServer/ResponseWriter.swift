@@ -18,8 +18,8 @@ struct ResponseWriter {
 
     /// A body ready to send: files opened, lengths known.
     private enum PreparedBody {
-        /// `sendCount` bytes of `source` (file then zeros), declaring `declared`; closes after if told to
-        /// or if it sent less than it declared.
+        /// `sendCount` bytes of `source` (file then zeros), declaring `declared`; the connection closes
+        /// after if `closeAfter`, or whenever it sent less than it declared.
         case fixed(source: BodySource, declared: Int, sendCount: Int, chunk: Int, interval: Duration, closeAfter: Bool)
         case endless(UInt8)
         case stall
@@ -34,15 +34,12 @@ struct ResponseWriter {
         }
 
         var response = response
-        var body: PreparedBody
-        switch prepare(response.body) {
-        case .ready(let prepared):
-            body = prepared
-        case .replacedBy(let page):
+        var preparation = prepare(response.body)
+        if case .replacedBy(let page) = preparation {
             response = page
-            body = .fixed(source: .bytes([]), declared: 0, sendCount: 0, chunk: 1, interval: .zero, closeAfter: false)
-            if case .ready(let prepared) = prepare(page.body) { body = prepared }
+            preparation = prepare(page.body)
         }
+        guard case .ready(let body) = preparation else { preconditionFailure("error pages are in-memory bytes") }
         defer { if case .fixed(let source, _, _, _, _, _) = body { source.close() } }
 
         // 1xx, 204 and 304 responses never carry a body (RFC 9110), whatever the handler supplied.
@@ -144,7 +141,7 @@ struct ResponseWriter {
             let sendCount = min(declared, max(0, stream.sendOnly ?? declared))
             return .ready(.fixed(source: source, declared: declared, sendCount: sendCount,
                                    chunk: max(1, stream.bytesPerChunk), interval: stream.interval,
-                                   closeAfter: sendCount < declared))
+                                   closeAfter: false))
         }
     }
 

@@ -88,12 +88,6 @@ public struct ServedResponse: Sendable {
             """
         return ServedResponse(status: status, headers: [("Content-Type", "text/html; charset=utf-8")], body: .bytes(Array(html.utf8)))
     }
-
-    /// A value of `name` in `headers`, compared case-insensitively.
-    public func header(_ name: String) -> String? {
-        let wanted = name.lowercased()
-        return headers.last { $0.name.lowercased() == wanted }?.value
-    }
 }
 
 private func htmlEscaped(_ text: String) -> String {

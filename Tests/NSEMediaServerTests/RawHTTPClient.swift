@@ -2,7 +2,7 @@
 import Glibc
 #endif
 import Foundation
-import Synchronization
+@testable import NSEMediaServer
 
 /// A minimal blocking HTTP client over a raw socket, so tests control every byte and can misbehave.
 ///
@@ -213,12 +213,12 @@ func measure(_ body: () throws -> Void) rethrows -> Duration {
 
 /// A value shared with a handler thread, behind a lock.
 final class Locked<Value: Sendable>: Sendable {
-    private let mutex: Mutex<Value>
+    private let guarded: GuardedState<Value>
 
-    init(_ value: Value) { mutex = Mutex(value) }
+    init(_ value: Value) { guarded = GuardedState(value) }
 
     var value: Value {
-        get { mutex.withLock { $0 } }
-        set { mutex.withLock { $0 = newValue } }
+        get { guarded.withLock { $0 } }
+        set { guarded.withLock { $0 = newValue } }
     }
 }
