@@ -6,6 +6,9 @@ let package = Package(
     products: [
         .library(name: "NSEKit", targets: ["NSEKit"]),
         .library(name: "NSEMediaServer", targets: ["NSEMediaServer"]),
+        // Compile an app's own NotificationService.swift on Linux and run it: these two modules stand in for
+        // Apple's and Firebase's of the same names; NSEHarness runs the extension as iOS would.
+        .library(name: "NSEHarness", targets: ["NSEHarness", "UserNotifications", "FirebaseMessaging"]),
         .executable(name: "nse", targets: ["nse"]),
     ],
     dependencies: [
@@ -24,15 +27,18 @@ let package = Package(
         .target(name: "CImageFixtures", dependencies: ["CPNG", "CJPEG", "CGIF"]),
         .target(name: "NSEKit", dependencies: ["CNSE", "CCurl", "CCrypto"]),
         .target(name: "NSEMediaServer"),
+        .target(name: "UserNotifications", dependencies: ["NSEKit"]),
+        .target(name: "FirebaseMessaging", dependencies: ["UserNotifications", "NSEKit"]),
+        .target(name: "NSEHarness", dependencies: ["UserNotifications", "FirebaseMessaging", "NSEKit"]),
         .executableTarget(
             name: "nse",
             dependencies: [
-                "NSEKit", "NSEMediaServer",
+                "NSEKit", "NSEHarness", "NSEMediaServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
         .testTarget(
-            name: "NSEKitTests", dependencies: ["NSEKit", "NSEMediaServer", "CNSE", "CImageFixtures", "CCurl"]
+            name: "NSEKitTests", dependencies: ["NSEKit", "NSEHarness", "NSEMediaServer", "CNSE", "CImageFixtures", "CCurl"]
         ),
         .testTarget(name: "NSEMediaServerTests", dependencies: ["NSEMediaServer"]),
         // Runs the built `nse` executable as a user would.

@@ -22,6 +22,10 @@ public struct DeviceProfile: Sendable, Hashable {
     /// run it; set this to judge a `.apns` file as a device would receive the same payload.
     public var simulatorRunsExtension = false
 
+    /// Memory an extension may use before iOS kills it: undocumented; crash logs show 24 MB ("ActiveHard").
+    /// Over it, the extension is killed without an expiry call and the original content is shown.
+    public var memoryLimit = 24 * 1_048_576
+
     public init() {}
 
     /// The largest file iOS accepts for an attachment of `category`.

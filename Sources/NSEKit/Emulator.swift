@@ -4,14 +4,9 @@ import Foundation
 /// extension, the extension itself, and the system's validation of its attachments.
 public struct Emulator: Sendable {
     public var profile: DeviceProfile
-    /// What runs the service extension: steps in-process, or an app's own extension class (NSEHarness).
+    /// What runs the service extension: NSEHarness's runner, for the built-in extension or an app's own.
     public var extensionRunner: any ExtensionRunner
     public var hostMapping: MediaHostMapping?
-
-    /// The built-in extension: the given content changes, then Firebase's image helper.
-    public init(profile: DeviceProfile = DeviceProfile(), changes: ContentChanges = ContentChanges(), hostMapping: MediaHostMapping? = nil) {
-        self.init(profile: profile, extensionRunner: ServiceExtension(steps: [changes, FirebaseImageHelper()]), hostMapping: hostMapping)
-    }
 
     public init(profile: DeviceProfile, extensionRunner: any ExtensionRunner, hostMapping: MediaHostMapping? = nil) {
         self.profile = profile
@@ -85,6 +80,7 @@ public struct Emulator: Sendable {
         result.timings["extension"] = started.duration(to: .now).milliseconds
         for (step, milliseconds) in state.timings { result.timings["extension.\(step)"] = milliseconds }
         result.diagnostics += state.diagnostics
+        result.extensionMemoryBytes = state.memoryPeakBytes
 
         guard delivery != .neverDelivered else {
             result.outcome = .original
@@ -93,7 +89,8 @@ public struct Emulator: Sendable {
         }
         var content = state.bestAttemptContent
         let validationStarted = ContinuousClock.now
-        let validation = SystemValidation.validate(state.stagedAttachments, profile: profile)
+        let (staged, profile) = (state.stagedAttachments, profile)
+        let validation = await onOwnThread("nse.validate") { SystemValidation.validate(staged, profile: profile) }
         result.diagnostics += validation.diagnostics
         content.attachments = save(validation.kept, staged: state.stagedAttachments, to: attachmentDirectory, diagnostics: &result.diagnostics)
         result.imageShown = !content.attachments.isEmpty

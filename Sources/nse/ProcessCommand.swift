@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import NSEKit
+import NSEHarness
 import NSEMediaServer
 
 struct ProcessCommand: AsyncParsableCommand {

@@ -2,6 +2,7 @@ import Foundation
 import NSEMediaServer
 import Testing
 @testable import NSEKit
+import NSEHarness
 
 /// Servers that misbehave: every transfer must end within the time budget with the right diagnosis.
 /// The bounds checked here are hang guards (budget plus generous slack), not speed measurements.

@@ -6,6 +6,9 @@ import CNSE
 import Foundation
 import Testing
 
+// Serialized: these decode thousands of files synchronously, and in parallel they would take every thread of
+// the cooperative pool, starving the tests that time extensions against their budget.
+@Suite(.serialized)
 struct ImageCheckTests {
     let directory: TemporaryDirectory
 

@@ -2,6 +2,7 @@ import Foundation
 import NSEMediaServer
 import Testing
 @testable import NSEKit
+import NSEHarness
 
 /// The whole path, push to what the phone shows, against a real HTTP server on 127.0.0.1 and the real codecs.
 struct PipelineTests {

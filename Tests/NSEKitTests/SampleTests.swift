@@ -2,6 +2,7 @@ import Foundation
 import NSEMediaServer
 import Testing
 @testable import NSEKit
+import NSEHarness
 
 /// Every bundled sample gives the outcome and diagnostics `samples/expected.json` promises, served by the same
 /// loopback media server `nse process --media samples/media` uses.

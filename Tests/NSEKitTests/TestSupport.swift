@@ -3,6 +3,7 @@ import Foundation
 import NSEMediaServer
 import Testing
 @testable import NSEKit
+import NSEHarness
 
 /// A temporary folder removed when the value is no longer used.
 final class TemporaryFolder: Sendable {

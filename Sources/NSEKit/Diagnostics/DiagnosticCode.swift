@@ -16,6 +16,13 @@ public enum DiagnosticCode: String, Sendable, Codable, CaseIterable {
     // Does iOS run the Notification Service Extension?
     case extensionNotInvoked = "extension.not-invoked"
     case extensionTimeExpired = "extension.time-expired"
+    case extensionHandlerNotCalled = "extension.handler-not-called"
+    case extensionHandlerCalledTwice = "extension.handler-called-twice"
+    case extensionMemoryLimit = "extension.memory-limit"
+    case extensionAttachmentOption = "extension.attachment-option"
+
+    // Firebase's helper beyond the image.
+    case firebaseDeliveryMetrics = "firebase.delivery-metrics"
 
     // The media the extension fetches and attaches.
     case mediaNone = "media.none"
@@ -33,4 +40,5 @@ public enum DiagnosticCode: String, Sendable, Codable, CaseIterable {
     case mediaCorrupt = "media.corrupt"
     case mediaTooManyPixels = "media.too-many-pixels"
     case mediaNotSaved = "media.not-saved"
+    case mediaAttachmentMissing = "media.attachment-missing"
 }

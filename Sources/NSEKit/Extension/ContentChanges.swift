@@ -1,5 +1,5 @@
-/// The edits an extension makes to the text and metadata, such as appending " [modified]" to the title.
-public struct ContentChanges: ExtensionStep, Hashable {
+/// The edits the built-in extension makes to the text and metadata, such as appending " [modified]" to the title.
+public struct ContentChanges: Sendable, Hashable {
     public var title: String?
     public var titleSuffix: String?
     public var subtitle: String?
@@ -23,20 +23,5 @@ public struct ContentChanges: ExtensionStep, Hashable {
         self.threadIdentifier = threadIdentifier
     }
 
-    public var name: String { "content" }
-
     public var isEmpty: Bool { self == ContentChanges() }
-
-    public func run(_ state: inout ExtensionState, context: ExtensionContext) async throws(TimeBudgetExpired) {
-        var content = state.bestAttemptContent
-        if let title { content.title = title }
-        if let titleSuffix { content.title += titleSuffix }
-        if let subtitle { content.subtitle = subtitle }
-        if let body { content.body = body }
-        if let badge { content.badge = badge }
-        if let sound { content.sound = sound }
-        if let categoryIdentifier { content.categoryIdentifier = categoryIdentifier }
-        if let threadIdentifier { content.threadIdentifier = threadIdentifier }
-        state.bestAttemptContent = content
-    }
 }

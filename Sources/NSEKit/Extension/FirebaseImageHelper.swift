@@ -4,11 +4,11 @@ import Foundation
 /// downloads `fcm_options.image` and attaches it, replacing any attachments (device-behaviour.md, section 3).
 ///
 /// Every path where the SDK logs and delivers the content without an image becomes a diagnostic here.
-public struct FirebaseImageHelper: ExtensionStep {
+/// The `FirebaseMessaging` module calls it from `populateNotificationContent`.
+public struct FirebaseImageHelper: Sendable {
     public init() {}
 
-    public var name: String { "firebase" }
-
+    /// Adds the image to `state.bestAttemptContent`; throws when the time budget ran out first.
     public func run(_ state: inout ExtensionState, context: ExtensionContext) async throws(TimeBudgetExpired) {
         guard let imageURLText = Self.requestedImage(in: state.original.userInfo, diagnostics: &state.diagnostics) else {
             return
@@ -27,12 +27,7 @@ public struct FirebaseImageHelper: ExtensionStep {
             }
         } catch {
             state.diagnostics.append(Self.diagnose(error, url: url, profile: profile))
-            if case .timeout = error {
-                state.diagnostics.append(.error(
-                    .extensionTimeExpired,
-                    "The extension's \(profile.timeBudget.secondsText) budget ran out while the image was downloading. iOS calls serviceExtensionTimeWillExpire(), which delivers the best attempt: your text changes, no image."))
-                throw TimeBudgetExpired()
-            }
+            if case .timeout = error { throw TimeBudgetExpired() }
             return
         }
 
@@ -183,7 +178,7 @@ public struct FirebaseImageHelper: ExtensionStep {
 
 extension Duration {
     /// "30 s", "2.5 s".
-    var secondsText: String {
+    public var secondsText: String {
         let seconds = milliseconds / 1000
         return seconds == seconds.rounded() ? "\(Int(seconds)) s" : "\(seconds) s"
     }

@@ -13,6 +13,8 @@ public struct ExtensionState: Sendable {
     public var mediaRequested = false
     /// Milliseconds spent per named stage.
     public var timings: [String: Double] = [:]
+    /// How much the process's resident memory grew while the extension ran, where it could be measured.
+    public var memoryPeakBytes: Int?
 
     public init(original: NotificationContent) {
         self.original = original
@@ -28,20 +30,18 @@ public struct ExtensionContext: Sendable {
     public var fetcher: MediaFetcher
     /// A private folder for downloads, removed after the run.
     public var workDirectory: URL
+
+    public init(profile: DeviceProfile, deadline: ContinuousClock.Instant, fetcher: MediaFetcher, workDirectory: URL) {
+        self.profile = profile
+        self.deadline = deadline
+        self.fetcher = fetcher
+        self.workDirectory = workDirectory
+    }
 }
 
-/// Thrown by a step that is still waiting when the time budget runs out.
+/// Thrown by a helper that is still waiting when the time budget runs out.
 public struct TimeBudgetExpired: Error, Sendable {
     public init() {}
-}
-
-/// One piece of an extension's `didReceive(_:withContentHandler:)`: content changes, an SDK's media helper...
-///
-/// Steps run in order on the same best-attempt content. A new SDK's helper is a new step.
-public protocol ExtensionStep: Sendable {
-    /// A short name for timings and reports, such as "firebase".
-    var name: String { get }
-    func run(_ state: inout ExtensionState, context: ExtensionContext) async throws(TimeBudgetExpired)
 }
 
 /// How the extension's run ended, which decides what the phone shows.
@@ -68,37 +68,9 @@ extension ExtensionRunner {
     public var changesContent: Bool { false }
 }
 
-/// A service extension made of steps, delivering its best attempt on expiry as Apple's template does.
-public struct ServiceExtension: ExtensionRunner {
-    public var steps: [any ExtensionStep]
-
-    public init(steps: [any ExtensionStep]) {
-        self.steps = steps
-    }
-
-    public var changesContent: Bool {
-        steps.contains { ($0 as? ContentChanges).map { !$0.isEmpty } ?? false }
-    }
-
-    /// Runs every step on `state`, stopping when one reports that time ran out.
-    public func run(_ state: inout ExtensionState, context: ExtensionContext) async -> ExtensionDelivery {
-        for step in steps {
-            let started = ContinuousClock.now
-            defer { state.timings[step.name] = started.duration(to: .now).milliseconds }
-            do {
-                try await step.run(&state, context: context)
-            } catch {
-                // Apple's template delivers bestAttemptContent, without the attachment not yet added.
-                return .expired
-            }
-        }
-        return .delivered
-    }
-}
-
 extension Duration {
     /// The duration in milliseconds, as reports print it.
-    var milliseconds: Double {
+    public var milliseconds: Double {
         let (seconds, attoseconds) = components
         return Double(seconds) * 1000 + Double(attoseconds) / 1e15
     }

@@ -72,7 +72,7 @@ public enum AttachmentCreation {
 
 extension AttachmentType {
     /// The type a TypeHintKey names, if iOS knows it.
-    init?(identifier: String) {
+    public init?(identifier: String) {
         let known = ["jpg", "png", "gif", "aiff", "wav", "mp3", "m4a", "mpg", "m2v", "mp4", "avi", "webp", "heic", "bmp", "svg", "tiff"]
             .compactMap(AttachmentType.init(fileExtension:))
         guard let match = known.first(where: { $0.identifier == identifier }) else { return nil }

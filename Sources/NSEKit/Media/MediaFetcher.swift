@@ -44,14 +44,8 @@ public struct MediaFetcher: Sendable {
             allowsHTTP: profile.allowsHTTP || hostMapping != nil,
             sizeLimit: sizeLimit,
             hostMapping: hostMapping)
-        let result: Result<FetchedMedia, MediaFetchError> = await withCheckedContinuation { continuation in
-            // libcurl's easy interface blocks: it runs on a thread of its own, never on Swift's cooperative pool.
-            let thread = Thread {
-                continuation.resume(returning: CurlTransfer(request).run())
-            }
-            thread.name = "nse.fetch"
-            thread.start()
-        }
+        // libcurl's easy interface blocks: it runs on a thread of its own, never on Swift's cooperative pool.
+        let result = await onOwnThread("nse.fetch") { CurlTransfer(request).run() }
         return try result.get()
     }
 }

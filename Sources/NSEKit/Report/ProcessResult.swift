@@ -25,6 +25,9 @@ public struct ProcessResult: Sendable, Codable {
     public var diagnostics: [Diagnostic]
     /// Milliseconds per stage.
     public var timings: [String: Double]
+    /// How much the process's peak memory grew while the extension ran (the harness measures it when
+    /// extensions run one at a time); absent when not measured.
+    public var extensionMemoryBytes: Int?
 
     /// True when the file itself could not be read, as opposed to read and found wanting.
     public var inputUnreadable: Bool {

@@ -1,0 +1,152 @@
+import Foundation
+import NSEKit
+import UserNotifications
+
+/// Runs a `UNNotificationServiceExtension` subclass the way iOS does: `didReceive` on a thread of its own,
+/// `serviceExtensionTimeWillExpire()` when the budget runs out, a short grace for the handler after that,
+/// and the original content if the handler is never called.
+public struct HarnessRunner: ExtensionRunner {
+    private let makeExtension: @Sendable () -> UNNotificationServiceExtension
+    /// How long iOS waits for the handler after `serviceExtensionTimeWillExpire()`: undocumented, "briefly".
+    public var expiryGrace: Duration
+    /// Measure the process's memory growth during the run against `DeviceProfile.memoryLimit`. The figure is
+    /// process-wide, so only meaningful when one extension runs at a time.
+    public var measuresMemory: Bool
+    public let changesContent: Bool
+
+    public init(
+        expiryGrace: Duration = .seconds(1), measuresMemory: Bool = true, changesContent: Bool = false,
+        makeExtension: @escaping @Sendable () -> UNNotificationServiceExtension
+    ) {
+        self.makeExtension = makeExtension
+        self.expiryGrace = expiryGrace
+        self.measuresMemory = measuresMemory
+        self.changesContent = changesContent
+    }
+
+    public func run(_ state: inout ExtensionState, context: ExtensionContext) async -> ExtensionDelivery {
+        let environment = ExtensionEnvironment(context: context)
+        let request = UNNotificationRequest(
+            identifier: UUID().uuidString, content: UNNotificationContent(state.original, environment: environment),
+            trigger: UNPushNotificationTrigger())
+        let handler = ContentHandlerRecorder()
+        let instance = Unshared(makeExtension())
+        let baseline = measuresMemory ? MemoryGauge.resetPeak() : nil
+
+        Self.onOwnThread("nse.didReceive") {
+            environment.withCurrent {
+                instance.value.didReceive(request) { handler.record($0) }
+            }
+        }
+        var delivered = await handler.waitForFirst(until: context.deadline)
+        let expired = delivered == nil
+        if expired {
+            Self.onOwnThread("nse.timeWillExpire") {
+                environment.withCurrent { instance.value.serviceExtensionTimeWillExpire() }
+            }
+            delivered = await handler.waitForFirst(until: .now + expiryGrace)
+            // Let helpers that gave up at the same deadline record why, before their findings are read.
+            await environment.waitForHelpers(until: .now + expiryGrace)
+        }
+        state.memoryPeakBytes = baseline.flatMap(MemoryGauge.growth(since:))
+        state.diagnostics += environment.diagnostics
+        state.mediaRequested = environment.mediaRequested
+        if expired {
+            state.diagnostics.append(.error(.extensionTimeExpired, "The extension did not call its content handler within the \(context.profile.timeBudget.secondsText) budget, so iOS called serviceExtensionTimeWillExpire(): the phone shows what that delivers (Apple's template: the best attempt, without the image)."))
+        }
+
+        if let calls = Optional(handler.calls), calls > 1 {
+            state.diagnostics.append(.warning(.extensionHandlerCalledTwice, "The content handler was called \(calls) times. iOS uses the first call and ignores the rest; call it exactly once."))
+        }
+        if let peak = state.memoryPeakBytes, peak > context.profile.memoryLimit {
+            state.diagnostics.append(.error(.extensionMemoryLimit, "The extension's memory grew by \(peak / 1_048_576) MB, over the \(context.profile.memoryLimit / 1_048_576) MB iOS allows: iOS kills it without calling serviceExtensionTimeWillExpire(), and the original content is shown. Avoid decoding or holding large images in the extension."))
+            return .neverDelivered
+        }
+        guard let content = delivered else {
+            state.diagnostics.append(.error(.extensionHandlerNotCalled, "The content handler was never called, not even from serviceExtensionTimeWillExpire(): iOS shows the original content. Call contentHandler(bestAttemptContent) on every path."))
+            return .neverDelivered
+        }
+        state.bestAttemptContent = content.notificationContent
+        state.stagedAttachments = content.stagedAttachments.filter { staged in
+            guard FileManager.default.fileExists(atPath: staged.localFile.path) else {
+                state.diagnostics.append(.error(.mediaAttachmentMissing, "The attachment file \(staged.localFile.lastPathComponent) was gone when the content was delivered: iOS cannot move it into its data store (UNError 104) and shows the notification without it. Keep attachment files until the handler is called."))
+                return false
+            }
+            return true
+        }
+        state.bestAttemptContent.attachments = state.stagedAttachments.map(\.attachment)
+        return expired ? .expired : .delivered
+    }
+
+    private static func onOwnThread(_ name: String, _ body: @escaping @Sendable () -> Void) {
+        let thread = Thread(block: body)
+        thread.name = name
+        thread.start()
+    }
+}
+
+/// The extension instance, handed to the threads iOS would call it on. Like iOS, the harness never calls it
+/// from two threads at once except `serviceExtensionTimeWillExpire()` during a still-running `didReceive`,
+/// which the extension must be written to tolerate on iOS too.
+private struct Unshared<Value>: @unchecked Sendable {
+    let value: Value
+
+    init(_ value: Value) {
+        self.value = value
+    }
+}
+
+/// Records content handler calls, from any thread, and lets the harness wait for the first.
+final class ContentHandlerRecorder: @unchecked Sendable {
+    // `lock` guards every field below.
+    private let lock = NSLock()
+    private var first: UNNotificationContent?
+    private var count = 0
+    private var waiters: [CheckedContinuation<Void, Never>] = []
+
+    var calls: Int { lock.withLock { count } }
+
+    func record(_ content: UNNotificationContent) {
+        let resumed: [CheckedContinuation<Void, Never>] = lock.withLock {
+            count += 1
+            guard first == nil else { return [] }
+            // The phone shows the content as it was when handed over.
+            first = content.copy() as? UNNotificationContent ?? content
+            defer { waiters.removeAll() }
+            return waiters
+        }
+        resumed.forEach { $0.resume() }
+    }
+
+    /// The first content handed over, waiting until `deadline` at most.
+    func waitForFirst(until deadline: ContinuousClock.Instant) async -> UNNotificationContent? {
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { await self.arrival() }
+            group.addTask { try? await Task.sleep(until: deadline, clock: .continuous) }
+            await group.next()
+            group.cancelAll()
+            // Wake an arrival waiter the timer beat, so the group can finish.
+            self.releaseWaiters()
+        }
+        return lock.withLock { first }
+    }
+
+    private func arrival() async {
+        await withCheckedContinuation { continuation in
+            let ready: Bool = lock.withLock {
+                if first != nil { return true }
+                waiters.append(continuation)
+                return false
+            }
+            if ready { continuation.resume() }
+        }
+    }
+
+    private func releaseWaiters() {
+        let pending = lock.withLock {
+            defer { waiters.removeAll() }
+            return waiters
+        }
+        pending.forEach { $0.resume() }
+    }
+}

@@ -1,0 +1,76 @@
+import Foundation
+import NSEKit
+
+extension UNNotificationContent {
+    /// The content iOS hands the extension for a payload.
+    package convenience init(_ content: NotificationContent, environment: ExtensionEnvironment?) {
+        var fields = Fields()
+        fields.title = content.title
+        fields.subtitle = content.subtitle
+        fields.body = content.body
+        fields.badge = content.badge.map { NSNumber(value: $0) }
+        fields.sound = content.sound.map { $0 == "default" ? .default : UNNotificationSound(named: UNNotificationSoundName($0)) }
+        fields.userInfo = Dictionary(uniqueKeysWithValues: content.userInfo.map { (AnyHashable($0.key), $0.value.foundationValue) })
+        fields.categoryIdentifier = content.categoryIdentifier
+        fields.threadIdentifier = content.threadIdentifier
+        fields.targetContentIdentifier = content.targetContentIdentifier
+        fields.interruptionLevel = UNNotificationInterruptionLevel(payloadValue: content.interruptionLevel)
+        fields.relevanceScore = content.relevanceScore
+        self.init(fields: fields, environment: environment)
+    }
+
+    /// The emulator's description of this content; attachments are described by `stagedAttachments`.
+    package var notificationContent: NotificationContent {
+        var content = NotificationContent()
+        content.title = title
+        content.subtitle = subtitle
+        content.body = body
+        content.badge = badge?.intValue
+        content.sound = sound?.payloadName
+        content.categoryIdentifier = categoryIdentifier
+        content.threadIdentifier = threadIdentifier
+        content.targetContentIdentifier = targetContentIdentifier
+        content.interruptionLevel = interruptionLevel.payloadValue
+        content.relevanceScore = relevanceScore
+        var info: [String: JSONValue] = [:]
+        for (key, value) in userInfo { info[String(describing: key.base)] = JSONValue(foundation: value) }
+        content.userInfo = info
+        content.attachments = attachments.map(\.staged.attachment)
+        return content
+    }
+
+    package var stagedAttachments: [StagedAttachment] { attachments.map(\.staged) }
+}
+
+extension JSONValue {
+    /// The value as `userInfo` holds it on iOS: String, NSNumber-like numbers and booleans, arrays, dictionaries.
+    package var foundationValue: Any {
+        switch self {
+        case .null: NSNull()
+        case .bool(let flag): flag
+        case .int(let number): number
+        case .double(let number): number
+        case .string(let text): text
+        case .array(let items): items.map(\.foundationValue)
+        case .object(let members): members.mapValues(\.foundationValue) as [String: Any]
+        }
+    }
+
+    /// Reads back what an extension put in `userInfo`.
+    package init(foundation value: Any) {
+        switch value {
+        case let text as String: self = .string(text)
+        case let flag as Bool where type(of: value) == Bool.self: self = .bool(flag)
+        case let number as Int: self = .int(number)
+        case let number as Double: self = .double(number)
+        case let number as NSNumber: self = .double(number.doubleValue)
+        case let items as [Any]: self = .array(items.map(JSONValue.init(foundation:)))
+        case let members as [AnyHashable: Any]:
+            var object: [String: JSONValue] = [:]
+            for (key, member) in members { object[String(describing: key.base)] = JSONValue(foundation: member) }
+            self = .object(object)
+        case is NSNull: self = .null
+        default: self = .string(String(describing: value))
+        }
+    }
+}
