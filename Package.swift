@@ -43,6 +43,16 @@ let package = Package(
         .testTarget(name: "NSEMediaServerTests", dependencies: ["NSEMediaServer"]),
         // Runs the built `nse` executable as a user would.
         .testTarget(name: "NSECommandTests", dependencies: ["nse", "NSEKit"]),
+        .testTarget(
+            name: "NSEHarnessTests",
+            dependencies: ["UserNotifications", "FirebaseMessaging", "NSEHarness", "NSEKit", "NSEMediaServer", "CImageFixtures"]
+        ),
+        // The README's example: an app's NotificationService.swift, unchanged, tested on Linux.
+        .testTarget(
+            name: "ExampleExtensionTests",
+            dependencies: ["UserNotifications", "FirebaseMessaging", "NSEHarness", "NSEKit", "NSEMediaServer"],
+            path: "samples/extension"
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,0 +1,113 @@
+// Extensions written exactly as apps write them for iOS, each misbehaving in one way users hit.
+import FirebaseMessaging
+import Foundation
+import UserNotifications
+
+/// Firebase's documented extension.
+class FirebaseService: UNNotificationServiceExtension {
+    var contentHandler: ((UNNotificationContent) -> Void)?
+    var bestAttemptContent: UNMutableNotificationContent?
+
+    override func didReceive(_ request: UNNotificationRequest, withContentHandler contentHandler: @escaping (UNNotificationContent) -> Void) {
+        self.contentHandler = contentHandler
+        bestAttemptContent = (request.content.mutableCopy() as? UNMutableNotificationContent)
+        if let bestAttemptContent = bestAttemptContent {
+            bestAttemptContent.title = "\(bestAttemptContent.title) [modified]"
+            bestAttemptContent.badge = 3
+            bestAttemptContent.interruptionLevel = .timeSensitive
+            bestAttemptContent.relevanceScore = 0.8
+            Messaging.serviceExtension().populateNotificationContent(bestAttemptContent, withContentHandler: contentHandler)
+        }
+    }
+
+    override func serviceExtensionTimeWillExpire() {
+        if let contentHandler = contentHandler, let bestAttemptContent = bestAttemptContent {
+            contentHandler(bestAttemptContent)
+        }
+    }
+}
+
+/// Forgets to call the handler anywhere.
+class SilentService: UNNotificationServiceExtension {
+    override func didReceive(_ request: UNNotificationRequest, withContentHandler contentHandler: @escaping (UNNotificationContent) -> Void) {
+        let content = request.content.mutableCopy() as? UNMutableNotificationContent
+        content?.title = "never shown"
+    }
+}
+
+/// Calls the handler twice.
+class TwiceService: UNNotificationServiceExtension {
+    override func didReceive(_ request: UNNotificationRequest, withContentHandler contentHandler: @escaping (UNNotificationContent) -> Void) {
+        let first = request.content.mutableCopy() as! UNMutableNotificationContent
+        first.title = "first"
+        contentHandler(first)
+        let second = request.content.mutableCopy() as! UNMutableNotificationContent
+        second.title = "second"
+        contentHandler(second)
+    }
+}
+
+/// Does slow work synchronously and relies on serviceExtensionTimeWillExpire().
+class SleepyService: UNNotificationServiceExtension {
+    var contentHandler: ((UNNotificationContent) -> Void)?
+    var bestAttemptContent: UNMutableNotificationContent?
+
+    override func didReceive(_ request: UNNotificationRequest, withContentHandler contentHandler: @escaping (UNNotificationContent) -> Void) {
+        self.contentHandler = contentHandler
+        bestAttemptContent = request.content.mutableCopy() as? UNMutableNotificationContent
+        bestAttemptContent?.title = "best attempt"
+        Thread.sleep(forTimeInterval: 3)
+        bestAttemptContent?.title = "too late"
+        contentHandler(bestAttemptContent!)
+    }
+
+    override func serviceExtensionTimeWillExpire() {
+        if let contentHandler, let bestAttemptContent {
+            contentHandler(bestAttemptContent)
+        }
+    }
+}
+
+/// Downloads nothing, attaches a local file it wrote itself: the file name comes from the payload's `file` key.
+class LocalFileService: UNNotificationServiceExtension {
+    override func didReceive(_ request: UNNotificationRequest, withContentHandler contentHandler: @escaping (UNNotificationContent) -> Void) {
+        let content = request.content.mutableCopy() as! UNMutableNotificationContent
+        let source = request.content.userInfo["file"] as? String ?? ""
+        let hint = request.content.userInfo["hint"] as? String
+        let deleteFirst = request.content.userInfo["delete"] as? Bool ?? false
+        do {
+            var options: [AnyHashable: Any] = [:]
+            if let hint { options[UNNotificationAttachmentOptionsTypeHintKey] = hint }
+            if let rect = request.content.userInfo["clip"] as? [Double] {
+                options[UNNotificationAttachmentOptionsThumbnailClippingRectKey] = CGRect(x: rect[0], y: rect[1], width: rect[2], height: rect[3])
+            }
+            let attachment = try UNNotificationAttachment(identifier: "local", url: URL(fileURLWithPath: source), options: options)
+            content.attachments = [attachment]
+            if deleteFirst { try FileManager.default.removeItem(atPath: source) }
+        } catch let error as UNError {
+            content.body = "UNError \(error.errorCode)"
+        } catch {
+            content.body = "other error"
+        }
+        contentHandler(content)
+    }
+}
+
+/// Holds a large buffer while it works, as an extension decoding a big image itself would.
+class GreedyService: UNNotificationServiceExtension {
+    override func didReceive(_ request: UNNotificationRequest, withContentHandler contentHandler: @escaping (UNNotificationContent) -> Void) {
+        // A 40-megapixel RGBA bitmap: 160 MB, touched so it is really resident.
+        let pixels = [UInt8](repeating: 0x7F, count: 40_000_000 * 4)
+        let content = request.content.mutableCopy() as! UNMutableNotificationContent
+        content.subtitle = "checksum \(pixels[pixels.count / 2])"
+        contentHandler(content)
+    }
+}
+
+/// Exports delivery metrics the way Firebase's documentation suggests.
+class MetricsService: UNNotificationServiceExtension {
+    override func didReceive(_ request: UNNotificationRequest, withContentHandler contentHandler: @escaping (UNNotificationContent) -> Void) {
+        Messaging.serviceExtension().exportDeliveryMetricsToBigQuery(withMessageInfo: request.content.userInfo)
+        contentHandler(request.content)
+    }
+}

@@ -1,0 +1,47 @@
+// Runs the app's own NotificationService over every bundled sample payload, on Linux, and checks what the
+// phone would show. This is the whole workflow of a team testing its extension in CI.
+import Foundation
+import NSEHarness
+import NSEKit
+import NSEMediaServer
+import Testing
+
+struct NotificationServiceTests {
+    static let samples = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+
+    struct Expectation: Decodable, Sendable {
+        var outcome: Outcome
+        var imageShown: Bool
+    }
+
+    static let expectations: [String: Expectation] = {
+        guard let data = try? Data(contentsOf: samples.appendingPathComponent("expected.json")) else { return [:] }
+        return (try? JSONDecoder().decode([String: Expectation].self, from: data)) ?? [:]
+    }()
+
+    /// Payloads that are pushes at all (the others are refused before any extension runs).
+    static let payloads = expectations.filter { $0.value.outcome != .rejected }.keys.sorted()
+
+    @Test(arguments: payloads)
+    func theExtensionShowsWhatTheSampleExpects(name: String) async throws {
+        let media = MediaDirectory(root: Self.samples.appendingPathComponent("media").path)
+        let server = try LoopbackHTTPServer { media.respond(to: $0) }
+        defer { server.stop() }
+        var harness = ExtensionHarness(hostMapping: MediaHostMapping(origin: URL(string: server.baseURL)!))
+        harness.profile.timeBudget = .seconds(2)
+        harness.measuresMemory = false
+
+        let delivered = try await harness.run(
+            NotificationService.self, payloadFile: Self.samples.appendingPathComponent("payloads").appendingPathComponent(name))
+
+        let expected = try #require(Self.expectations[name])
+        #expect(delivered.outcome == expected.outcome, "\(delivered.diagnostics)")
+        #expect(delivered.imageShown == expected.imageShown)
+        if delivered.extensionInvoked {
+            #expect(delivered.content.title.hasSuffix(" [modified]"))
+        } else {
+            #expect(!delivered.content.title.hasSuffix(" [modified]"))
+        }
+        #expect(delivered.content.attachments.count == (expected.imageShown ? 1 : 0))
+    }
+}
