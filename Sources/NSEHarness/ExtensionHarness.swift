@@ -44,8 +44,7 @@ public struct ExtensionHarness: Sendable {
     }
 
     private func run<Extension: UNNotificationServiceExtension>(_ type: Extension.Type, push: ReceivedPush, input: String) async -> DeliveredNotification {
-        var runner = HarnessRunner(expiryGrace: expiryGrace, measuresMemory: measuresMemory) { Extension() }
-        runner.expiryGrace = expiryGrace
+        let runner = HarnessRunner(expiryGrace: expiryGrace, measuresMemory: measuresMemory) { Extension() }
         let emulator = Emulator(profile: profile, extensionRunner: runner, hostMapping: hostMapping)
         let folder = attachmentDirectory
             ?? FileManager.default.temporaryDirectory.appendingPathComponent("nse-harness-\(UUID().uuidString)")

@@ -55,7 +55,8 @@ public struct HarnessRunner: ExtensionRunner {
             state.diagnostics.append(.error(.extensionTimeExpired, "The extension did not call its content handler within the \(context.profile.timeBudget.secondsText) budget, so iOS called serviceExtensionTimeWillExpire(): the phone shows what that delivers (Apple's template: the best attempt, without the image)."))
         }
 
-        if let calls = Optional(handler.calls), calls > 1 {
+        let calls = handler.calls
+        if calls > 1 {
             state.diagnostics.append(.warning(.extensionHandlerCalledTwice, "The content handler was called \(calls) times. iOS uses the first call and ignores the rest; call it exactly once."))
         }
         if let peak = state.memoryPeakBytes, peak > context.profile.memoryLimit {

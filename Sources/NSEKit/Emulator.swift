@@ -78,7 +78,6 @@ public struct Emulator: Sendable {
         let started = ContinuousClock.now
         let delivery = await extensionRunner.run(&state, context: context)
         result.timings["extension"] = started.duration(to: .now).milliseconds
-        for (step, milliseconds) in state.timings { result.timings["extension.\(step)"] = milliseconds }
         result.diagnostics += state.diagnostics
         result.extensionMemoryBytes = state.memoryPeakBytes
 
