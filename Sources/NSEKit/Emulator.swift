@@ -48,14 +48,20 @@ public struct Emulator: Sendable {
     }
 
     private func emulate(_ push: ReceivedPush, into result: inout ProcessResult, attachmentDirectory: URL?) async {
+        let lintStarted = ContinuousClock.now
+        let findings = Linter.check(push)
+        result.diagnostics += findings
+        result.timings["lint"] = lintStarted.duration(to: .now).milliseconds
+
         let rejections = DeliveryRules.check(push)
         result.diagnostics += rejections
-        guard rejections.isEmpty else { return }
+        guard rejections.isEmpty, !findings.contains(where: \.rejectsPush) else { return }
 
         let original = NotificationContent(userInfo: push.userInfo)
         let eligibility = ExtensionEligibility.decide(
             aps: push.userInfo["aps"]?.objectValue ?? [:], kind: push.kind, profile: profile)
-        result.diagnostics += eligibility.diagnostics
+        // Lint already reports `"mutable-content": true` under the same code; say it once.
+        result.diagnostics += eligibility.diagnostics.filter { finding in !findings.contains { $0.code == finding.code } }
         guard eligibility.invoked else {
             result.outcome = .original
             result.content = original
