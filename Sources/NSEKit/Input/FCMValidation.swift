@@ -201,6 +201,13 @@ public enum FCMValidation {
     }
 }
 
+extension DiagnosticCode {
+    /// FCM's own refusals, which stop the message for every platform (a data message's priority concerns Apple only).
+    var isFCMRefusal: Bool {
+        [.fcmTargetCount, .fcmDataNotString, .fcmReservedDataKey, .fcmInvalidField].contains(self)
+    }
+}
+
 extension Character {
     var isASCIIDigit: Bool { isASCII && isNumber }
 }

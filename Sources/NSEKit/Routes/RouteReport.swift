@@ -57,7 +57,7 @@ extension DeliveryRoutes {
         if let message = push.fcmMessage {
             let android = FCMResolver.resolveForAndroid(message)
             let kind = MessageKind.ofAndroidMessage(android)
-            let refused = refusals.first { $0.code.rawValue.hasPrefix("fcm.") && $0.code != .fcmDataOnlyPriority }
+            let refused = refusals.first { $0.code.isFCMRefusal }
             report.android = refused.map { notDelivered(kind, because: "FCM refuses the request: \($0.code.rawValue).", ios: false) }
                 ?? Self.android(kind: kind, appState: appState)
         }
