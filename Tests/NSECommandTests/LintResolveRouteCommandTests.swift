@@ -151,3 +151,40 @@ struct RouteCommandTests {
         #expect(!run.stderr.isEmpty)
     }
 }
+
+/// `nse process --platform`: the Android section of the result, end to end against the bundled media.
+struct ProcessPlatformCommandTests {
+    @Test func bothChecksEachSideItsOwnImage() throws {
+        let run = try runNSE(["process", "samples/payloads/fcm-v1-android-image.json", "--media", "samples/media", "--platform", "both", "--format", "json"])
+        #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
+        let result = try decodeJSON(ProcessResult.self, run.stdout)
+        #expect(result.imageShown)
+        #expect(result.content?.attachments.first?.type == "public.png")
+        #expect(result.android?.imageShown == true)
+        #expect(result.android?.image?.format == .webp)
+        #expect(result.android?.notification?["channel_id"] == .string("promotions"))
+    }
+
+    @Test func androidOnlyIsNotEmulatedOnIOS() throws {
+        let run = try runNSE(["process", "samples/payloads/fcm-v1-notification-image.json", "--media", "samples/media", "--platform", "android", "--format", "json"])
+        #expect(run.status == 0)
+        let result = try decodeJSON(ProcessResult.self, run.stdout)
+        #expect(result.outcome == .notEmulated)
+        #expect(result.diagnostics.isEmpty, "fcm.inferred-image concerns iOS")
+        #expect(result.android?.imageShown == true)
+    }
+
+    @Test func theDefaultHasNoAndroidSection() throws {
+        let run = try runNSE(["process", "samples/payloads/fcm-v1-android-image.json", "--media", "samples/media", "--format", "json"])
+        #expect(run.status == 0)
+        #expect(!run.stdout.contains("\"android\""))
+    }
+
+    @Test func aLintRefusalIsRejected() throws {
+        let run = try runNSE(["process", "samples/payloads/lint-errors.json", "--format", "json"])
+        #expect(run.status == 1)
+        let result = try decodeJSON(ProcessResult.self, run.stdout)
+        #expect(result.outcome == .rejected)
+        #expect(result.timings["lint"] != nil)
+    }
+}
