@@ -27,9 +27,9 @@ open class MessagingExtensionHelper: NSObject, @unchecked Sendable {
     ) {
         let environment = content.environment ?? Self.standaloneEnvironment()
         let call = Call(content: content, handler: contentHandler)
-        // The SDK downloads with a URLSession task and calls back on the session's queue; so does this.
-        environment.helper {
-            await Self.populate(call, environment: environment)
+        // The SDK downloads with a URLSession task and calls back on the session's queue: a thread of its own here.
+        environment.helper("nse.firebase") {
+            Self.populate(call, environment: environment)
         }
     }
 
@@ -51,13 +51,13 @@ open class MessagingExtensionHelper: NSObject, @unchecked Sendable {
         let handler: (UNNotificationContent) -> Void
     }
 
-    private static func populate(_ call: Call, environment: ExtensionEnvironment) async {
+    private static func populate(_ call: Call, environment: ExtensionEnvironment) {
         let folder = environment.makeWorkFolder()
         var context = environment.context
         context.workDirectory = folder
         var state = ExtensionState(original: call.content.notificationContent)
         do {
-            try await FirebaseImageHelper().run(&state, context: context)
+            try FirebaseImageHelper().run(&state, context: context)
         } catch {
             // Time ran out: the SDK's download task is still waiting, so the handler is not called.
             environment.record(state.diagnostics)

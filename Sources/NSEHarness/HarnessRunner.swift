@@ -102,6 +102,8 @@ final class ContentHandlerRecorder: @unchecked Sendable {
     // `lock` guards every field below.
     private let lock = NSLock()
     private var first: UNNotificationContent?
+    /// When the first call happened: judged against deadlines by the clock, not by when the waiting task runs.
+    private var firstAt: ContinuousClock.Instant?
     private var count = 0
     private var waiters: [CheckedContinuation<Void, Never>] = []
 
@@ -113,13 +115,14 @@ final class ContentHandlerRecorder: @unchecked Sendable {
             guard first == nil else { return [] }
             // The phone shows the content as it was when handed over.
             first = content.copy() as? UNNotificationContent ?? content
+            firstAt = .now
             defer { waiters.removeAll() }
             return waiters
         }
         resumed.forEach { $0.resume() }
     }
 
-    /// The first content handed over, waiting until `deadline` at most.
+    /// The first content handed over by `deadline`, waiting until then at most.
     func waitForFirst(until deadline: ContinuousClock.Instant) async -> UNNotificationContent? {
         await withTaskGroup(of: Void.self) { group in
             group.addTask { await self.arrival() }
@@ -129,7 +132,10 @@ final class ContentHandlerRecorder: @unchecked Sendable {
             // Wake an arrival waiter the timer beat, so the group can finish.
             self.releaseWaiters()
         }
-        return lock.withLock { first }
+        return lock.withLock {
+            guard let firstAt, firstAt <= deadline else { return nil }
+            return first
+        }
     }
 
     private func arrival() async {

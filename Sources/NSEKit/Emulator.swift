@@ -7,6 +7,10 @@ public struct Emulator: Sendable {
     /// What runs the service extension: NSEHarness's runner, for the built-in extension or an app's own.
     public var extensionRunner: any ExtensionRunner
     public var hostMapping: MediaHostMapping?
+    /// Which sides of an FCM message to verify: iOS (the default), Android, or both.
+    public var platform: Platform = .ios
+    /// How long the Android image download may take (the FCM SDK's 5 seconds; shorter in tests).
+    public var androidBudget: Duration = AndroidImageCheck.downloadBudget
 
     public init(profile: DeviceProfile, extensionRunner: any ExtensionRunner, hostMapping: MediaHostMapping? = nil) {
         self.profile = profile
@@ -37,21 +41,53 @@ public struct Emulator: Sendable {
         let started = ContinuousClock.now
         var result = ProcessResult(
             input: input, inputKind: push.kind, extensionInvoked: false, outcome: .rejected, imageShown: false,
-            content: nil, diagnostics: push.diagnostics, timings: [:])
-        await emulate(push, into: &result, attachmentDirectory: attachmentDirectory)
+            // Resolution findings (the inferred iOS image) concern iOS only.
+            content: nil, diagnostics: platform.includesIOS ? push.diagnostics : [], timings: [:])
+        if platform.includesIOS {
+            await emulate(push, into: &result, attachmentDirectory: attachmentDirectory)
+        } else {
+            // Android only: FCM's own checks, not the APNs lint, decide whether the message is sent.
+            let findings = push.fcmMessage.map(FCMValidation.validate) ?? []
+            result.diagnostics += findings
+            result.outcome = findings.contains(where: \.rejectsPush) ? .rejected : .notEmulated
+        }
+        if platform.includesAndroid {
+            let androidStarted = ContinuousClock.now
+            result.android = await verifyAndroid(push, refused: result.diagnostics.contains { $0.rejectsPush && $0.code.isFCMRefusal })
+            result.timings["android"] = androidStarted.duration(to: .now).milliseconds
+        }
         result.timings["total"] = started.duration(to: .now).milliseconds
         return result
     }
 
+    private func verifyAndroid(_ push: ReceivedPush, refused: Bool) async -> AndroidResult {
+        guard let message = push.fcmMessage else {
+            return AndroidResult(notification: nil, data: [:], diagnostics: [.warning(.androidNotFCM, "This is an APNs payload, which reaches only iOS: there is no Android side to verify. Give an FCM HTTP v1 message to check Android.")])
+        }
+        guard !refused else {
+            // FCM refuses the whole request (reported above): nothing reaches Android either.
+            let android = FCMResolver.resolveForAndroid(message)
+            return AndroidResult(notification: android.notification, data: android.data, imageURL: android.image)
+        }
+        let check = AndroidImageCheck(hostMapping: hostMapping, maxPixels: profile.maxPixels, budget: androidBudget)
+        return await check.verify(message)
+    }
+
     private func emulate(_ push: ReceivedPush, into result: inout ProcessResult, attachmentDirectory: URL?) async {
+        let lintStarted = ContinuousClock.now
+        let findings = Linter.check(push)
+        result.diagnostics += findings
+        result.timings["lint"] = lintStarted.duration(to: .now).milliseconds
+
         let rejections = DeliveryRules.check(push)
         result.diagnostics += rejections
-        guard rejections.isEmpty else { return }
+        guard rejections.isEmpty, !findings.contains(where: \.rejectsPush) else { return }
 
         let original = NotificationContent(userInfo: push.userInfo)
         let eligibility = ExtensionEligibility.decide(
             aps: push.userInfo["aps"]?.objectValue ?? [:], kind: push.kind, profile: profile)
-        result.diagnostics += eligibility.diagnostics
+        // Lint already reports `"mutable-content": true` under the same code; say it once.
+        result.diagnostics += eligibility.diagnostics.filter { finding in !findings.contains { $0.code == finding.code } }
         guard eligibility.invoked else {
             result.outcome = .original
             result.content = original

@@ -53,13 +53,16 @@ package final class ExtensionEnvironment: @unchecked Sendable {
     /// The extension asked for media (an image key, or an attachment it tried to create).
     package var mediaRequested: Bool { lock.withLock { attachmentAttempted || imageRequested } }
 
-    /// Runs a helper's asynchronous work (a download) so the harness can wait for its findings.
-    package func helper(_ work: @escaping @Sendable () async -> Void) {
+    /// Runs a helper's background work (a download, then the handler call) on a thread of its own, as iOS
+    /// runs URLSession callbacks, and counts it so the harness can wait for its findings.
+    package func helper(_ name: String, _ work: @escaping @Sendable () -> Void) {
         lock.withLock { helpersRunning += 1 }
-        Task.detached {
-            await work()
+        let thread = Thread {
+            work()
             self.lock.withLock { self.helpersRunning -= 1 }
         }
+        thread.name = name
+        thread.start()
     }
 
     /// Waits until every helper has finished, or `deadline`.

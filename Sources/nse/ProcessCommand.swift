@@ -30,6 +30,9 @@ struct ProcessCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Serve this folder on a loopback server and fetch every media URL from it (path kept).", valueName: "dir"))
     var media: String?
 
+    @Option(help: "Verify iOS (default), android (the FCM notification's image: 1 MiB, 5 s, a format Android decodes) or both.")
+    var platform: Platform = .ios
+
     @OptionGroup(title: "Content changes")
     var changes: ContentChangeOptions
 
@@ -43,7 +46,8 @@ struct ProcessCommand: AsyncParsableCommand {
         }
         defer { server?.stop() }
         let mapping = server.flatMap { URL(string: $0.baseURL) }.map(MediaHostMapping.init(origin:))
-        let emulator = Emulator(profile: device.profile, changes: changes.changes, hostMapping: mapping)
+        var emulator = Emulator(profile: device.profile, changes: changes.changes, hostMapping: mapping)
+        emulator.platform = platform
 
         var results: [ProcessResult] = []
         for file in files {

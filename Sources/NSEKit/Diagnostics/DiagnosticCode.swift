@@ -8,6 +8,42 @@ public enum DiagnosticCode: String, Sendable, Codable, CaseIterable {
     // FCM HTTP v1 resolution.
     case fcmInferredImage = "fcm.inferred-image"
 
+    // FCM HTTP v1 validation: what FCM's backend refuses with 400 INVALID_ARGUMENT (Input/FCMValidation.swift).
+    case fcmTargetCount = "fcm.target-count"
+    case fcmDataNotString = "fcm.data-not-string"
+    case fcmReservedDataKey = "fcm.reserved-data-key"
+    case fcmDataOnlyPriority = "fcm.data-only-priority"
+    case fcmInvalidField = "fcm.invalid-field"
+
+    // Lint of the `aps` dictionary (Lint/ApsLint.swift and its neighbours).
+    case lintApsUnknownKey = "lint.aps.unknown-key"
+    case lintApsAlertType = "lint.aps.alert-type"
+    case lintApsAlertFieldType = "lint.aps.alert-field-type"
+    case lintApsAlertUnknownKey = "lint.aps.alert-unknown-key"
+    case lintApsAlertLocArgs = "lint.aps.alert-loc-args"
+    case lintApsBadgeType = "lint.aps.badge-type"
+    case lintApsSoundType = "lint.aps.sound-type"
+    case lintApsSoundVolume = "lint.aps.sound-volume"
+    case lintApsContentAvailable = "lint.aps.content-available"
+    case lintApsMutableContent = "lint.aps.mutable-content"
+    case lintApsInterruptionLevel = "lint.aps.interruption-level"
+    case lintApsRelevanceScore = "lint.aps.relevance-score"
+    case lintApsStringType = "lint.aps.string-type"
+    case lintApsLiveActivity = "lint.aps.live-activity"
+
+    // Lint of the APNs request headers (Lint/HeaderLint.swift).
+    case lintHeaderValueType = "lint.header.value-type"
+    case lintHeaderUnknown = "lint.header.unknown"
+    case lintHeaderPushType = "lint.header.push-type"
+    case lintHeaderPushTypeMissing = "lint.header.push-type-missing"
+    case lintHeaderPushTypeMismatch = "lint.header.push-type-mismatch"
+    case lintHeaderPriority = "lint.header.priority"
+    case lintHeaderPriorityMismatch = "lint.header.priority-mismatch"
+    case lintHeaderCollapseID = "lint.header.collapse-id"
+    case lintHeaderExpiration = "lint.header.expiration"
+    case lintHeaderAPNsID = "lint.header.apns-id"
+    case lintHeaderTopic = "lint.header.topic"
+
     // Checks that decide whether APNs delivers the payload at all.
     case payloadTooLarge = "payload.too-large"
     case payloadApsMissing = "payload.aps-missing"
@@ -41,4 +77,20 @@ public enum DiagnosticCode: String, Sendable, Codable, CaseIterable {
     case mediaTooManyPixels = "media.too-many-pixels"
     case mediaNotSaved = "media.not-saved"
     case mediaAttachmentMissing = "media.attachment-missing"
+
+    // Delivery routes (Routes/).
+    case routeDirectChannel = "route.direct-channel"
+
+    // The Android side of an FCM message: the notification image (Android/AndroidImageCheck.swift).
+    case androidNotFCM = "android.not-fcm"
+    case androidImageNone = "android.image-none"
+    case androidImageInvalidURL = "android.image-invalid-url"
+    case androidImageInsecureURL = "android.image-insecure-url"
+    case androidImageHTTPStatus = "android.image-http-status"
+    case androidImageNetwork = "android.image-network"
+    case androidImageTimeout = "android.image-timeout"
+    case androidImageTooLarge = "android.image-too-large"
+    case androidImageUnsupportedFormat = "android.image-unsupported-format"
+    case androidImageCorrupt = "android.image-corrupt"
+    case androidImageFirstFrame = "android.image-first-frame"
 }

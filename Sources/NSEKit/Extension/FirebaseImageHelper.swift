@@ -9,7 +9,9 @@ public struct FirebaseImageHelper: Sendable {
     public init() {}
 
     /// Adds the image to `state.bestAttemptContent`; throws when the time budget ran out first.
-    public func run(_ state: inout ExtensionState, context: ExtensionContext) async throws(TimeBudgetExpired) {
+    ///
+    /// Blocks the calling thread while downloading, as the SDK's URLSession task occupies its own queue.
+    public func run(_ state: inout ExtensionState, context: ExtensionContext) throws(TimeBudgetExpired) {
         guard let imageURLText = Self.requestedImage(in: state.original.userInfo, diagnostics: &state.diagnostics) else {
             return
         }
@@ -21,7 +23,7 @@ public struct FirebaseImageHelper: Sendable {
         let profile = context.profile
         let fetched: FetchedMedia
         do {
-            fetched = try await context.fetcher.fetch(url, to: download, deadline: context.deadline) { head in
+            fetched = try context.fetcher.fetchBlocking(url, to: download, deadline: context.deadline) { head in
                 let type = AttachmentType(fileExtension: Self.fileExtension(for: head, profile: profile))
                 return profile.sizeLimit(for: type?.category ?? .image)
             }

@@ -3,20 +3,31 @@ public struct FCMMessage: Sendable {
     public var notification: [String: JSONValue]
     public var data: [String: JSONValue]
     public var apns: [String: JSONValue]
+    public var android: [String: JSONValue]
+    /// The whole message object, as FCM's backend validates it.
+    public var fields: [String: JSONValue]
+    /// The members of the send request beside `message` (such as `validate_only`); empty for a bare message.
+    public var requestFields: [String: JSONValue]
 
     /// Recognises `{"message": {...}}`, or a bare message that has FCM's own fields and no `aps`.
     init?(root: [String: JSONValue]) {
         let message: [String: JSONValue]
         if let wrapped = root["message"]?.objectValue {
             message = wrapped
+            requestFields = root.filter { $0.key != "message" }
         } else if root["aps"] == nil, !Set(root.keys).isDisjoint(with: Self.messageFields) {
             message = root
+            requestFields = [:]
         } else {
             return nil
         }
         notification = message["notification"]?.objectValue ?? [:]
         data = message["data"]?.objectValue ?? [:]
         apns = message["apns"]?.objectValue ?? [:]
+        android = message["android"]?.objectValue ?? [:]
+        // FCM accepts `fcmOptions` as well as `fcm_options`; the resolution below reads the proto name.
+        if apns["fcm_options"] == nil, let options = apns["fcmOptions"] { apns["fcm_options"] = options }
+        fields = message
     }
 
     private static let messageFields: Set<String> = [
@@ -66,6 +77,8 @@ public enum FCMResolver {
         if !fcmOptions.isEmpty { userInfo["fcm_options"] = .object(fcmOptions) }
 
         let bytes = JSONValue.object(userInfo).compactData().count
-        return ReceivedPush(kind: .fcmV1, userInfo: userInfo, payloadBytes: bytes, diagnostics: diagnostics)
+        return ReceivedPush(
+            kind: .fcmV1, userInfo: userInfo, payloadBytes: bytes, diagnostics: diagnostics,
+            headers: message.apns["headers"]?.objectValue, fcmMessage: message)
     }
 }

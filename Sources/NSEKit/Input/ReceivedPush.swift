@@ -9,6 +9,12 @@ public struct ReceivedPush: Sendable {
     public var payloadBytes: Int
     /// Findings made while reading or resolving the file (never fatal on their own).
     public var diagnostics: [Diagnostic]
+    /// The APNs request headers, when the file gives them: an envelope's `headers` or an FCM message's `apns.headers`.
+    public var headers: [String: JSONValue]? = nil
+    /// The FCM HTTP v1 message this push was resolved from, kept for FCM's own validation and the Android side.
+    public var fcmMessage: FCMMessage? = nil
+    /// True when the file was an envelope `{"headers": {...}, "payload": {...}}`, so findings name `payload.aps...`.
+    public var isEnvelope = false
 }
 
 /// Why a file could not be turned into a push at all.
@@ -54,6 +60,9 @@ public enum PushReader {
         if let message = FCMMessage(root: object) {
             return FCMResolver.resolveForIOS(message)
         }
+        if let envelope = try envelope(object, bytes: bytes) {
+            return envelope
+        }
         let isSimctl = fileExtension == "apns" || object[simulatorBundleKey] != nil
         guard isSimctl || object["aps"] != nil || looksLikeAPNsPayload(object) else {
             throw InputError(
@@ -67,6 +76,34 @@ public enum PushReader {
             userInfo: userInfo,
             payloadBytes: CompactJSON.byteCount(of: bytes),
             diagnostics: [])
+    }
+
+    /// An APNs payload with the headers of its HTTP/2 request: `{"headers": {...}, "payload": {...}}`, nothing else.
+    private static func envelope(_ object: [String: JSONValue], bytes: Data) throws(InputError) -> ReceivedPush? {
+        guard object["aps"] == nil, object["payload"] != nil, Set(object.keys).isSubset(of: ["headers", "payload"]) else {
+            return nil
+        }
+        guard case .object(let payload)? = object["payload"] else {
+            throw InputError(
+                diagnostic: .error(.inputUnknownKind, "The envelope's `payload` is \(object["payload"]?.shortDescription ?? "missing"), not a JSON object. An envelope is {\"headers\": {...}, \"payload\": {\"aps\": {...}}}."),
+                unreadable: false)
+        }
+        var headers: [String: JSONValue] = [:]
+        switch object["headers"] {
+        case nil, .null?:
+            break
+        case .object(let fields)?:
+            headers = fields
+        case let other?:
+            throw InputError(
+                diagnostic: .error(.inputUnknownKind, "The envelope's `headers` is \(other.shortDescription), not a JSON object of header names and values such as {\"apns-push-type\": \"alert\"}."),
+                unreadable: false)
+        }
+        // Measured on the sender's own bytes, as for a bare payload; re-encoding only if the scan fails.
+        let size = CompactJSON.memberRange(of: "payload", in: bytes).map { CompactJSON.byteCount(of: bytes[$0]) }
+            ?? JSONValue.object(payload).compactData().count
+        return ReceivedPush(
+            kind: .apns, userInfo: payload, payloadBytes: size, diagnostics: [], headers: headers, isEnvelope: true)
     }
 
     /// Keys only Firebase or APNs payloads carry: a file with them but without `aps` is a payload that lost its `aps`.

@@ -34,8 +34,28 @@ public struct MediaFetcher: Sendable {
         deadline: ContinuousClock.Instant,
         sizeLimit: @escaping @Sendable (ResponseHead) -> Int
     ) async throws(MediaFetchError) -> FetchedMedia {
+        let request = transferRequest(url, to: destination, deadline: deadline, sizeLimit: sizeLimit)
+        // libcurl's easy interface blocks: it runs on a thread of its own, never on Swift's cooperative pool.
+        let result = await onOwnThread("nse.fetch") { CurlTransfer(request).run() }
+        return try result.get()
+    }
+
+    /// Downloads on the calling thread, which it blocks: for code that runs on a thread of its own, as
+    /// URLSession's callbacks do on iOS, and must not wait for Swift's cooperative pool.
+    public func fetchBlocking(
+        _ url: URL,
+        to destination: URL,
+        deadline: ContinuousClock.Instant,
+        sizeLimit: @escaping @Sendable (ResponseHead) -> Int
+    ) throws(MediaFetchError) -> FetchedMedia {
+        try CurlTransfer(transferRequest(url, to: destination, deadline: deadline, sizeLimit: sizeLimit)).run().get()
+    }
+
+    private func transferRequest(
+        _ url: URL, to destination: URL, deadline: ContinuousClock.Instant, sizeLimit: @escaping @Sendable (ResponseHead) -> Int
+    ) -> TransferRequest {
         let transferURL = hostMapping?.transferURL(for: url) ?? url
-        let request = TransferRequest(
+        return TransferRequest(
             url: transferURL,
             deviceURL: url,
             destination: destination,
@@ -44,9 +64,6 @@ public struct MediaFetcher: Sendable {
             allowsHTTP: profile.allowsHTTP || hostMapping != nil,
             sizeLimit: sizeLimit,
             hostMapping: hostMapping)
-        // libcurl's easy interface blocks: it runs on a thread of its own, never on Swift's cooperative pool.
-        let result = await onOwnThread("nse.fetch") { CurlTransfer(request).run() }
-        return try result.get()
     }
 }
 

@@ -6,10 +6,10 @@ public enum DeliveryRules {
     /// Errors here mean APNs rejects the push: nothing reaches the phone.
     public static func check(_ push: ReceivedPush) -> [Diagnostic] {
         var findings: [Diagnostic] = []
-        if push.payloadBytes > maxPayloadBytes {
+        if push.payloadBytes > push.payloadLimit {
             findings.append(.error(
                 .payloadTooLarge,
-                "The payload is \(push.payloadBytes) bytes; APNs rejects payloads over \(maxPayloadBytes) bytes, so nothing reaches the phone. Move large data out of the payload (fetch it in the extension) or shorten the text."))
+                "The payload is \(push.payloadBytes) bytes; APNs rejects payloads over \(push.payloadLimit) bytes, so nothing reaches the phone. Move large data out of the payload (fetch it in the extension) or shorten the text."))
         }
         switch push.userInfo["aps"] {
         case .object?:

@@ -10,6 +10,8 @@ public enum Outcome: String, Sendable, Codable {
     case bestAttempt = "best-attempt"
     /// APNs or the emulator refused the input: nothing is shown.
     case rejected
+    /// The iOS side was not emulated (`--platform android`): see `android`.
+    case notEmulated = "not-emulated"
 }
 
 /// Everything the emulator found about one push: the stable JSON result documented in the README.
@@ -29,13 +31,16 @@ public struct ProcessResult: Sendable, Codable {
     /// extensions run one at a time); absent when not measured.
     public var extensionMemoryBytes: Int?
 
+    /// The Android side of an FCM message (`--platform android|both`); absent otherwise.
+    public var android: AndroidResult? = nil
+
     /// True when the file itself could not be read, as opposed to read and found wanting.
     public var inputUnreadable: Bool {
         diagnostics.contains { $0.code == .inputUnreadable }
     }
 
     public var hasErrors: Bool {
-        diagnostics.contains { $0.severity == .error }
+        (diagnostics + (android?.diagnostics ?? [])).contains { $0.severity == .error }
     }
 
     /// 0: the sender's intended content is delivered; 1: verification found an error; 2: unreadable input.

@@ -50,6 +50,9 @@ public struct TextResultRenderer: ResultRenderer {
         for diagnostic in result.diagnostics {
             lines.append("  \(diagnostic.severity.rawValue.padding(toLength: 8, withPad: " ", startingAt: 0))\(diagnostic.code.rawValue): \(diagnostic.message)")
         }
+        if let android = result.android {
+            lines += androidLines(android)
+        }
         if let total = result.timings["total"] {
             lines.append("  took \(Int(total.rounded())) ms")
         }
@@ -63,7 +66,33 @@ public struct TextResultRenderer: ResultRenderer {
         case .original: "extension not run: the payload's own content is shown"
         case .bestAttempt: "FAIL: time ran out: best-attempt content shown, no image"
         case .rejected: "REJECTED: nothing reaches the phone"
+        case .notEmulated: "iOS not emulated (--platform android)"
         }
+    }
+
+    private func androidLines(_ android: AndroidResult) -> [String] {
+        var lines = ["  Android (app in the background):"]
+        if android.diagnostics.contains(where: { $0.code == .androidNotFCM }) {
+            lines[0] = "  Android: not applicable"
+        } else if let notification = android.notification {
+            let verdict = android.imageShown ? "OK: notification shown with its image"
+                : android.imageURL == nil ? "OK: notification shown (no image requested)"
+                : "FAIL: notification shown WITHOUT its image"
+            lines.append("    \(verdict)")
+            for key in ["title", "body"] {
+                if let value = notification[key]?.stringValue { lines.append("      \(key.padding(toLength: 9, withPad: " ", startingAt: 0))\(quoted(value))") }
+            }
+            if let image = android.image {
+                var description = "      image    \(image.format.rawValue)"
+                if let width = image.width, let height = image.height { description += " \(width)x\(height)" }
+                description += ", \(image.bytes) bytes"
+                lines.append(description)
+            }
+        } else {
+            lines.append("    data-only: no notification is shown")
+        }
+        lines += android.diagnostics.map { "  " + $0.textLine }
+        return lines
     }
 
     private func quoted(_ text: String) -> String {

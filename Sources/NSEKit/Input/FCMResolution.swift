@@ -1,0 +1,67 @@
+import Foundation
+
+/// What the iPhone receives from an FCM message: the APNs payload and the request's headers.
+public struct IOSDelivery: Sendable, Codable {
+    /// The `userInfo` iOS delivers: `aps`, the custom keys, `fcm_options`.
+    public var payload: [String: JSONValue]
+    /// Compact JSON bytes, as APNs counts them.
+    public var payloadBytes: Int
+    public var payloadLimit: Int
+    /// `apns.headers`, as FCM forwards them to APNs; absent when the message sets none.
+    public var headers: [String: JSONValue]?
+}
+
+/// What `nse resolve` reports: each platform's view of one FCM HTTP v1 message, and what FCM would refuse.
+public struct ResolutionReport: Sendable, Codable {
+    public var input: String
+    public var inputKind: InputKind?
+    public var ios: IOSDelivery?
+    public var android: AndroidMessage?
+    /// FCM (or APNs, for the iOS side) refuses the message as written: nothing is delivered.
+    public var rejected: Bool
+    public var diagnostics: [Diagnostic]
+
+    /// 0: no errors; 1: an error-severity finding; 2: the file could not be read.
+    public var exitStatus: Int32 {
+        if diagnostics.contains(where: { $0.code == .inputUnreadable }) { return 2 }
+        return diagnostics.contains { $0.severity == .error } ? 1 : 0
+    }
+}
+
+extension FCMResolver {
+    /// `nse resolve FILE`: reads an FCM message and resolves it for `platform`, validating it as FCM would.
+    public static func resolve(file: URL, platform: Platform = .both) -> ResolutionReport {
+        let input = file.relativePath
+        let push: ReceivedPush
+        do {
+            push = try PushReader.read(file)
+        } catch {
+            return ResolutionReport(input: input, inputKind: nil, rejected: !error.unreadable, diagnostics: [error.diagnostic])
+        }
+        return resolve(push, input: input, platform: platform)
+    }
+
+    public static func resolve(_ push: ReceivedPush, input: String, platform: Platform = .both) -> ResolutionReport {
+        guard let message = push.fcmMessage else {
+            return ResolutionReport(
+                input: input, inputKind: push.kind, rejected: false,
+                diagnostics: [.error(.inputUnknownKind, "This is an APNs payload (\(push.kind.rawValue)), what an iPhone receives already, not an FCM HTTP v1 message: there is nothing to resolve. Use `nse lint` or `nse process` on it; give `nse resolve` a {\"message\": {...}} send request.")])
+        }
+        var diagnostics: [Diagnostic] = []
+        var ios: IOSDelivery?
+        var android: AndroidMessage?
+        if platform.includesIOS {
+            diagnostics += push.diagnostics + Linter.check(push)
+            diagnostics += DeliveryRules.check(push).filter { $0.code != .payloadApsMissing }
+            ios = IOSDelivery(payload: push.userInfo, payloadBytes: push.payloadBytes, payloadLimit: push.payloadLimit, headers: push.headers)
+        } else {
+            diagnostics += FCMValidation.validate(message)
+        }
+        if platform.includesAndroid {
+            android = resolveForAndroid(message)
+        }
+        return ResolutionReport(
+            input: input, inputKind: push.kind, ios: ios, android: android,
+            rejected: diagnostics.contains { $0.rejectsPush }, diagnostics: diagnostics)
+    }
+}

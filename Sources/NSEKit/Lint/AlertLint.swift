@@ -1,0 +1,59 @@
+/// `aps.alert`: a string (the body), or a dictionary of text and localization keys.
+enum AlertLint {
+    static let stringKeys = ["title", "subtitle", "body", "launch-image", "title-loc-key", "subtitle-loc-key", "loc-key"]
+    /// Each arguments array and the key whose format string it fills.
+    static let argumentKeys = ["title-loc-args": "title-loc-key", "subtitle-loc-args": "subtitle-loc-key", "loc-args": "loc-key"]
+    /// Keys Apple documented in earlier payload references; iOS still reads them, so they are not flagged.
+    static let legacyKeys: Set<String> = ["action-loc-key", "summary-arg", "summary-arg-count"]
+
+    /// `allowsSound`: a Live Activity update's alert may carry `sound`.
+    static func check(_ alert: JSONValue, path: String, allowsSound: Bool = false) -> [Diagnostic] {
+        let fields: [String: JSONValue]
+        switch alert {
+        case .string:
+            return []
+        case .object(let object):
+            fields = object
+        default:
+            return [.error(.lintApsAlertType, "`\(path)` is \(alert.shortDescription): iOS shows an alert only for a string (the body) or a dictionary with `title`, `subtitle`, `body` or their loc keys, so nothing is shown. Send {\"title\": \"...\", \"body\": \"...\"}.")]
+        }
+        var findings: [Diagnostic] = []
+        var known = Set(stringKeys).union(argumentKeys.keys).union(legacyKeys)
+        if allowsSound { known.insert("sound") }
+        for key in fields.keys.sorted() where !known.contains(key) {
+            findings.append(.warning(.lintApsAlertUnknownKey, "`\(path).\(key)` is not an alert key Apple defines; iOS ignores it.\(suggestion(for: key, in: known)) Alert keys: title, subtitle, body, launch-image, title-loc-key, title-loc-args, subtitle-loc-key, subtitle-loc-args, loc-key, loc-args."))
+        }
+        for key in stringKeys + ["summary-arg"] {
+            guard let value = fields[key], value.stringValue == nil else { continue }
+            findings.append(.error(.lintApsAlertFieldType, "`\(path).\(key)` is \(value.shortDescription), not a string: iOS ignores it\(key.hasSuffix("loc-key") ? "" : " and the text does not appear"). Send a string."))
+        }
+        if let value = fields["action-loc-key"], value != .null, value.stringValue == nil {
+            findings.append(.error(.lintApsAlertFieldType, "`\(path).action-loc-key` is \(value.shortDescription), not a string or null: iOS ignores it. Send a string."))
+        }
+        if let value = fields["summary-arg-count"], !isInteger(value) {
+            findings.append(.error(.lintApsAlertFieldType, "`\(path).summary-arg-count` is \(value.shortDescription), not an integer: iOS ignores it. Send a whole number."))
+        }
+        for (argsKey, formatKey) in argumentKeys.sorted(by: { $0.key < $1.key }) {
+            guard let value = fields[argsKey] else { continue }
+            guard case .array(let items) = value, items.allSatisfy({ $0.stringValue != nil }) else {
+                findings.append(.error(.lintApsAlertFieldType, "`\(path).\(argsKey)` is \(value.shortDescription): iOS expects an array of strings for the `\(formatKey)` format and ignores anything else, so the localized text shows its placeholders. Send [\"...\"] with every argument a string."))
+                continue
+            }
+            if fields[formatKey] == nil {
+                findings.append(.warning(.lintApsAlertLocArgs, "`\(path).\(argsKey)` is given without `\(formatKey)`: the arguments fill `\(formatKey)`'s format string, so iOS ignores them. Add `\(formatKey)` or remove the arguments."))
+            }
+        }
+        return findings
+    }
+
+    private static func isInteger(_ value: JSONValue) -> Bool {
+        if case .int = value { return true }
+        return false
+    }
+
+    private static func suggestion(for key: String, in known: Set<String>) -> String {
+        let squashed = key.lowercased().filter(\.isLetter)
+        guard let meant = known.sorted().first(where: { $0.filter(\.isLetter) == squashed }) else { return "" }
+        return " The key is spelled `\(meant)`."
+    }
+}

@@ -1,0 +1,140 @@
+import Foundation
+
+/// The APNs request headers, on their own and against the payload they carry (device-behaviour.md, section 5).
+enum HeaderLint {
+    static let knownHeaders: Set<String> = [
+        "apns-push-type", "apns-id", "apns-expiration", "apns-priority", "apns-topic", "apns-collapse-id", "authorization",
+    ]
+    static let priorities = ["10", "5", "1"]
+    static let maxCollapseIDBytes = 64
+
+    /// - Parameters:
+    ///   - headers: the headers as the file gives them.
+    ///   - aps: the `aps` APNs will carry (after FCM's resolution), for the consistency checks.
+    ///   - path: where the headers sit: `headers` (an envelope) or `message.apns.headers`.
+    ///   - viaFCM: FCM checks the values' types itself, and may fill in headers the message leaves out.
+    static func check(_ headers: [String: JSONValue], aps: [String: JSONValue], path: String, viaFCM: Bool) -> [Diagnostic] {
+        var findings: [Diagnostic] = []
+        var values: [String: String] = [:]
+        for name in headers.keys.sorted() {
+            let value = headers[name]!
+            let key = name.lowercased()
+            switch value {
+            case .string(let text):
+                values[key] = text
+            case .int(let number) where !viaFCM:
+                values[key] = String(number)
+            default:
+                if !viaFCM {
+                    findings.append(.error(.lintHeaderValueType, "`\(path).\(name)` is \(value.shortDescription): a header's value is text, so this request cannot be sent as written. Send it as a string."))
+                }
+            }
+            if !knownHeaders.contains(key) {
+                findings.append(.warning(.lintHeaderUnknown, "`\(path).\(name)` is not a header APNs defines (\(knownHeaders.sorted().joined(separator: ", "))); APNs ignores it. Check the spelling."))
+            }
+        }
+
+        let facts = PayloadFacts(aps)
+        let pushType = checkPushType(values["apns-push-type"], facts: facts, path: path, viaFCM: viaFCM, into: &findings)
+        checkPriority(values["apns-priority"], pushType: pushType, facts: facts, path: path, viaFCM: viaFCM, into: &findings)
+        if let collapseID = values["apns-collapse-id"], collapseID.utf8.count > maxCollapseIDBytes {
+            findings.append(.error(.lintHeaderCollapseID, "`\(path).apns-collapse-id` is \(collapseID.utf8.count) bytes; APNs accepts at most \(maxCollapseIDBytes) and refuses the request (400 BadCollapseId). Shorten it, e.g. to a hash of the same text."))
+        }
+        if let expiration = values["apns-expiration"] { findings += checkExpiration(expiration, path: path) }
+        if let id = values["apns-id"], UUID(uuidString: id) == nil {
+            findings.append(.error(.lintHeaderAPNsID, "`\(path).apns-id` is \"\(id)\", not a UUID in 8-4-4-4-12 form: APNs refuses the request (400 BadMessageId). Send a UUID such as \"123e4567-e89b-12d3-a456-426614174000\", or leave the header out and APNs creates one."))
+        }
+        if let topic = values["apns-topic"], let pushType { findings += checkTopic(topic, pushType: pushType, path: path) }
+        return findings
+    }
+
+    /// What the consistency checks need to know about the payload.
+    struct PayloadFacts {
+        var visible: Bool
+        var contentAvailable: Bool
+        var liveActivity: Bool
+
+        init(_ aps: [String: JSONValue]) {
+            visible = aps["alert"] != nil || aps["badge"] != nil || aps["sound"] != nil
+            contentAvailable = aps["content-available"] == .int(1) || aps["content-available"] == .bool(true)
+            liveActivity = aps["event"] != nil || aps["content-state"] != nil
+        }
+
+        /// Only `content-available`: a background update.
+        var backgroundOnly: Bool { contentAvailable && !visible }
+    }
+
+    private static func checkPushType(_ value: String?, facts: PayloadFacts, path: String, viaFCM: Bool, into findings: inout [Diagnostic]) -> PushType? {
+        guard let value else {
+            if !viaFCM {
+                let suggested = facts.backgroundOnly ? "background" : facts.liveActivity ? "liveactivity" : "alert"
+                findings.append(.warning(.lintHeaderPushTypeMissing, "`\(path)` has no `apns-push-type`: Apple requires it for watchOS and recommends it everywhere, and APNs may delay or drop a push without it. Add \"apns-push-type\": \"\(suggested)\"."))
+            }
+            if facts.liveActivity {
+                findings.append(.warning(.lintHeaderPushTypeMismatch, "The payload has Live Activity keys (`event`, `content-state`) but no `apns-push-type`: ActivityKit updates need \"liveactivity\" and the topic `<bundle id>.push-type.liveactivity`."))
+            }
+            return nil
+        }
+        guard let pushType = PushType(rawValue: value) else {
+            findings.append(.error(.lintHeaderPushType, "`\(path).apns-push-type` is \"\(value)\": APNs knows only \(PushType.allCases.map(\.rawValue).joined(separator: ", ")) and refuses the request (400 InvalidPushType). Use \"alert\" for a visible notification, \"background\" for a silent update."))
+            return nil
+        }
+        switch pushType {
+        case .alert where !facts.visible:
+            let hint = facts.contentAvailable ? " For a silent update use \"background\" with apns-priority 5." : " Add `aps.alert`."
+            findings.append(.warning(.lintHeaderPushTypeMismatch, "`\(path).apns-push-type` is \"alert\" but the payload has no alert, badge or sound, so nothing is shown.\(hint)"))
+        case .background:
+            if !facts.contentAvailable {
+                findings.append(.error(.lintHeaderPushTypeMismatch, "`\(path).apns-push-type` is \"background\" but `aps.content-available` is not 1: the app is not woken, so the push does nothing. Add \"content-available\": 1."))
+            }
+            if facts.visible {
+                findings.append(.error(.lintHeaderPushTypeMismatch, "`\(path).apns-push-type` is \"background\" but the payload has an alert, badge or sound, which a background push must not carry: iOS does not show them. Send \"alert\" to show the notification, or remove them."))
+            }
+        case .liveactivity where !facts.liveActivity:
+            findings.append(.error(.lintHeaderPushTypeMismatch, "`\(path).apns-push-type` is \"liveactivity\" but the payload has no `event` and `content-state`: ActivityKit ignores it. Add them, or use \"alert\"."))
+        default:
+            if facts.liveActivity, pushType != .liveactivity {
+                findings.append(.warning(.lintHeaderPushTypeMismatch, "The payload has Live Activity keys (`event`, `content-state`) but `apns-push-type` is \"\(pushType.rawValue)\": ActivityKit updates need \"liveactivity\"."))
+            }
+        }
+        return pushType
+    }
+
+    private static func checkPriority(_ value: String?, pushType: PushType?, facts: PayloadFacts, path: String, viaFCM: Bool, into findings: inout [Diagnostic]) {
+        if let value, !priorities.contains(value) {
+            findings.append(.error(.lintHeaderPriority, "`\(path).apns-priority` is \"\(value)\": APNs accepts only \"10\" (immediately), \"5\" (power-considerate) or \"1\" (lowest) and refuses the request (400 BadPriority). Use \"10\" for an alert, \"5\" for a background push."))
+            return
+        }
+        // APNs uses 10 when the header is absent; FCM may set it itself, so only an explicit 10 counts there.
+        let effective = value ?? (viaFCM ? nil : "10")
+        guard effective == "10", pushType == .background || (pushType == nil && facts.backgroundOnly) else { return }
+        let given = value == nil ? "absent, so APNs uses 10" : "\"10\""
+        findings.append(.error(.lintHeaderPriorityMismatch, "`\(path).apns-priority` is \(given) on a background push (only `content-available`): Apple requires priority 5 for background pushes and treats 10 as an error, so the app may not be woken. Send \"apns-priority\": \"5\"."))
+    }
+
+    private static func checkExpiration(_ value: String, path: String) -> [Diagnostic] {
+        guard !value.isEmpty, value.allSatisfy(\.isASCIIDigit), let seconds = Int(value) else {
+            return [.error(.lintHeaderExpiration, "`\(path).apns-expiration` is \"\(value)\", not UNIX seconds: APNs refuses the request (400 BadExpirationDate). Send a whole number of seconds since 1970 (\"0\": deliver once, do not store).")]
+        }
+        if seconds > 100_000_000_000 {
+            return [.warning(.lintHeaderExpiration, "`\(path).apns-expiration` is \(value), which reads as a date thousands of years away: it looks like milliseconds, but APNs reads seconds. Divide by 1000.")]
+        }
+        return []
+    }
+
+    private static func checkTopic(_ topic: String, pushType: PushType, path: String) -> [Diagnostic] {
+        if let suffix = pushType.topicSuffix, !topic.hasSuffix(suffix) {
+            return [.error(.lintHeaderTopic, "`\(path).apns-topic` is \"\(topic)\", but a \"\(pushType.rawValue)\" push goes to the topic `<bundle id>\(suffix)`: APNs refuses a topic that does not match the push type. Send \"\(bundleID(of: topic))\(suffix)\".")]
+        }
+        if pushType == .alert || pushType == .background,
+           let other = PushType.allCases.compactMap(\.topicSuffix).first(where: topic.hasSuffix) {
+            return [.error(.lintHeaderTopic, "`\(path).apns-topic` is \"\(topic)\", a `\(other)` topic, but \"\(pushType.rawValue)\" pushes go to the app's bundle ID: APNs refuses the mismatch. Send \"\(bundleID(of: topic))\".")]
+        }
+        return []
+    }
+
+    private static func bundleID(of topic: String) -> String {
+        let suffix = PushType.allCases.compactMap(\.topicSuffix).first(where: topic.hasSuffix)
+        return suffix.map { String(topic.dropLast($0.count)) } ?? topic
+    }
+}

@@ -1,0 +1,37 @@
+/// FCM's three kinds of message, as each platform sees them (device-behaviour.md, section 4).
+public enum MessageKind: String, Sendable, Codable, CaseIterable {
+    /// Something the system shows (iOS: an alert, badge or sound; Android: a `notification`), no app data.
+    case notificationOnly = "notification-only"
+    /// App data only: nothing for the system to show.
+    case dataOnly = "data-only"
+    /// Both.
+    case mixed
+
+    init(notification: Bool, data: Bool) {
+        switch (notification, data) {
+        case (true, false): self = .notificationOnly
+        case (true, true): self = .mixed
+        default: self = .dataOnly
+        }
+    }
+
+    /// The kind of the payload iOS receives. Firebase's own keys (`gcm.*`, `google.*`, `fcm_options`) are not app data.
+    public static func ofIOSPayload(_ userInfo: [String: JSONValue]) -> MessageKind {
+        let aps = userInfo["aps"]?.objectValue ?? [:]
+        let notification = aps["alert"] != nil || aps["badge"] != nil || aps["sound"] != nil
+        let data = userInfo.keys.contains { key in
+            key != "aps" && key != "fcm_options" && !key.hasPrefix("gcm.") && !key.hasPrefix("google.")
+        }
+        return MessageKind(notification: notification, data: data)
+    }
+
+    /// The kind of what an Android device receives.
+    public static func ofAndroidMessage(_ message: AndroidMessage) -> MessageKind {
+        MessageKind(notification: message.notification != nil, data: !message.data.isEmpty)
+    }
+}
+
+/// Whether the app is on screen when the message arrives.
+public enum AppState: String, Sendable, Codable, CaseIterable {
+    case foreground, background
+}

@@ -1,0 +1,29 @@
+import ArgumentParser
+import Foundation
+import NSEKit
+
+struct RouteCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "route",
+        abstract: "Say which code receives a message on iOS and Android: notification-only, data-only or mixed.",
+        discussion: """
+            Receivers: notification-center-delegate, system-notification, did-receive-message, \
+            did-receive-remote-notification, system-tray, on-message-received, not-delivered. Exit status: 0, \
+            1 when the message is refused before delivery, 2 for usage errors or an unreadable file.
+            """
+    )
+
+    @Argument(help: "FCM HTTP v1 messages or APNs payloads.", completion: .file())
+    var files: [String]
+
+    @Option(name: .customLong("app-state"), help: "Whether the app is in the foreground or the background.")
+    var appState: AppState
+
+    @Option(help: "Output format: text (default on a terminal) or json (default otherwise).")
+    var format: ProcessCommand.Format?
+
+    func run() throws {
+        let reports = files.map { DeliveryRoutes.route(file: URL(fileURLWithPath: $0), appState: appState) }
+        try ReportOutput.emit(reports, format: format, text: RouteTextRenderer().render, status: \.exitStatus)
+    }
+}
