@@ -23,23 +23,11 @@ struct ProcessCommandTests {
     }
 
     private func nse(_ arguments: [String]) throws -> Run {
-        let process = Process()
-        process.executableURL = Self.executable
-        process.arguments = arguments
-        process.currentDirectoryURL = Self.root
-        let out = Pipe()
-        let err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        try process.run()
-        let stdout = out.fileHandleForReading.readDataToEndOfFile()
-        let stderr = err.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return Run(status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self), stderr: String(decoding: stderr, as: UTF8.self))
+        try runNSE(arguments)
     }
 
     private func decode<T: Decodable>(_ type: T.Type, _ text: String) throws -> T {
-        try JSONDecoder().decode(type, from: Data(text.utf8))
+        try decodeJSON(type, text)
     }
 
     @Test func aGoodPushExitsZeroWithTheJSONResult() throws {
