@@ -6,6 +6,11 @@ public struct Emulator: Sendable {
     public var profile: DeviceProfile
     public var serviceExtension: ServiceExtension
     public var hostMapping: MediaHostMapping?
+    /// Shared by the pushes of a batch: each URL is downloaded, and each downloaded file validated, once.
+    public var mediaCache: SharedMediaCache?
+    /// Where each run's private working folder is made; the system's temporary directory when nil. A batch puts
+    /// it beside its output so attachments move into place by rename rather than by copy.
+    public var workRoot: URL?
 
     /// The built-in extension: the given content changes, then Firebase's image helper.
     public init(profile: DeviceProfile = DeviceProfile(), changes: ContentChanges = ContentChanges(), hostMapping: MediaHostMapping? = nil) {
@@ -67,7 +72,7 @@ public struct Emulator: Sendable {
     }
 
     private func runExtension(original: NotificationContent, into result: inout ProcessResult, attachmentDirectory: URL?) async {
-        let workDirectory = FileManager.default.temporaryDirectory.appendingPathComponent("nse-\(UUID().uuidString)")
+        let workDirectory = (workRoot ?? FileManager.default.temporaryDirectory).appendingPathComponent("nse-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: workDirectory) }
         do {
             try FileManager.default.createDirectory(at: workDirectory, withIntermediateDirectories: true)
@@ -76,7 +81,7 @@ public struct Emulator: Sendable {
         }
         let context = ExtensionContext(
             profile: profile, deadline: .now + profile.timeBudget,
-            fetcher: MediaFetcher(profile: profile, hostMapping: hostMapping), workDirectory: workDirectory)
+            fetcher: fetcher, workDirectory: workDirectory)
 
         var state = ExtensionState(original: original)
         let started = ContinuousClock.now
@@ -92,7 +97,7 @@ public struct Emulator: Sendable {
             content.attachments = []
             result.outcome = .bestAttempt
         case .delivered:
-            let validation = SystemValidation.validate(state.stagedAttachments, profile: profile)
+            let validation = await validate(state.stagedAttachments)
             result.diagnostics += validation.diagnostics
             content.attachments = save(validation.kept, staged: state.stagedAttachments, to: attachmentDirectory, diagnostics: &result.diagnostics)
             result.imageShown = !content.attachments.isEmpty
@@ -100,6 +105,17 @@ public struct Emulator: Sendable {
         }
         result.timings["validation"] = validationStarted.duration(to: .now).milliseconds
         result.content = content
+    }
+
+    private var fetcher: MediaFetcher {
+        var fetcher = MediaFetcher(profile: profile, hostMapping: hostMapping)
+        fetcher.cache = mediaCache
+        return fetcher
+    }
+
+    private func validate(_ staged: [StagedAttachment]) async -> (kept: [Attachment], diagnostics: [Diagnostic]) {
+        guard let mediaCache else { return SystemValidation.validate(staged, profile: profile) }
+        return await mediaCache.validation(of: staged, profile: profile)
     }
 
     /// Moves kept attachment files into `directory` (atomically) and records where they are.

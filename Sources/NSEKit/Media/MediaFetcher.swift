@@ -1,6 +1,7 @@
 import CCurl
 import CNSE
 import Foundation
+import Synchronization
 
 /// A completed download: the response that produced it and what was written to disk.
 public struct FetchedMedia: Sendable {
@@ -18,6 +19,9 @@ public struct FetchedMedia: Sendable {
 public struct MediaFetcher: Sendable {
     public var profile: DeviceProfile
     public var hostMapping: MediaHostMapping?
+    /// When set (by a batch), a URL already fetched with the same profile and mapping is not fetched again:
+    /// the cache hands out its own copy of the earlier download.
+    public var cache: SharedMediaCache?
 
     public init(profile: DeviceProfile, hostMapping: MediaHostMapping? = nil) {
         self.profile = profile
@@ -34,6 +38,12 @@ public struct MediaFetcher: Sendable {
         deadline: ContinuousClock.Instant,
         sizeLimit: @escaping @Sendable (ResponseHead) -> Int
     ) async throws(MediaFetchError) -> FetchedMedia {
+        if let cache {
+            var uncached = self
+            uncached.cache = nil
+            return try await cache.fetch(url, to: destination, using: uncached, deadline: deadline, sizeLimit: sizeLimit)
+        }
+        guard !Task.isCancelled else { throw .cancelled }
         let transferURL = hostMapping?.transferURL(for: url) ?? url
         let request = TransferRequest(
             url: transferURL,
@@ -44,13 +54,18 @@ public struct MediaFetcher: Sendable {
             allowsHTTP: profile.allowsHTTP || hostMapping != nil,
             sizeLimit: sizeLimit,
             hostMapping: hostMapping)
-        let result: Result<FetchedMedia, MediaFetchError> = await withCheckedContinuation { continuation in
-            // libcurl's easy interface blocks: it runs on a thread of its own, never on Swift's cooperative pool.
-            let thread = Thread {
-                continuation.resume(returning: CurlTransfer(request).run())
+        let cancellation = TransferCancellation()
+        let result: Result<FetchedMedia, MediaFetchError> = await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                // libcurl's easy interface blocks: it runs on a thread of its own, never on Swift's cooperative pool.
+                let thread = Thread {
+                    continuation.resume(returning: CurlTransfer(request, cancellation: cancellation).run())
+                }
+                thread.name = "nse.fetch"
+                thread.start()
             }
-            thread.name = "nse.fetch"
-            thread.start()
+        } onCancel: {
+            cancellation.cancel()
         }
         return try result.get()
     }
@@ -67,11 +82,25 @@ struct TransferRequest: Sendable {
     var hostMapping: MediaHostMapping?
 }
 
+/// Set when the task waiting for a transfer is cancelled (Ctrl-C); libcurl's progress callback then aborts it.
+final class TransferCancellation: Sendable {
+    private let flag = Atomic(false)
+
+    func cancel() {
+        flag.store(true, ordering: .relaxed)
+    }
+
+    var isCancelled: Bool {
+        flag.load(ordering: .relaxed)
+    }
+}
+
 /// One libcurl easy transfer. Used only by the thread that runs it, from `run()` to its return.
 private final class CurlTransfer {
     private static let globalInit: CURLcode = curl_global_init(Int(CURL_GLOBAL_ALL))
 
     private let request: TransferRequest
+    private let cancellation: TransferCancellation
     private var handle: UnsafeMutableRawPointer?
     private var descriptor: Int32 = -1
     private let hasher = SHA256()
@@ -82,8 +111,9 @@ private final class CurlTransfer {
     private var limit: Int?
     private var failure: MediaFetchError?
 
-    init(_ request: TransferRequest) {
+    init(_ request: TransferRequest, cancellation: TransferCancellation) {
         self.request = request
+        self.cancellation = cancellation
     }
 
     func run() -> Result<FetchedMedia, MediaFetchError> {
@@ -136,6 +166,12 @@ private final class CurlTransfer {
             guard let data, let context else { return 0 }
             let transfer = Unmanaged<CurlTransfer>.fromOpaque(context).takeUnretainedValue()
             return transfer.receiveBody(UnsafeRawBufferPointer(start: data, count: size * count)) ? size * count : 0
+        }
+        // libcurl calls this at least once a second, even on a stalled connection: non-zero aborts the transfer.
+        _ = cnse_curl_setopt_pointer(handle, CURLOPT_XFERINFODATA, context)
+        _ = cnse_curl_setopt_progress_callback(handle) { context, _, _, _, _ in
+            guard let context else { return 0 }
+            return Unmanaged<CurlTransfer>.fromOpaque(context).takeUnretainedValue().cancellation.isCancelled ? 1 : 0
         }
     }
 

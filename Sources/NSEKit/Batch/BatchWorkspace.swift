@@ -1,0 +1,99 @@
+import Foundation
+import Synchronization
+
+/// The batch's private folder: working folders, the media cache, results waiting to be moved into place, and
+/// the spool of encoded results that `report.json` is assembled from. Removed when the batch ends.
+///
+/// With an output folder it lives inside it (`OUT/.nse-batch-UUID`, hidden, so a later batch over the same
+/// tree skips it): the same file system, so attachments and result folders move into place by rename.
+final class BatchWorkspace: Sendable {
+    let root: URL
+    var work: URL { root.appendingPathComponent("work") }
+    var cache: URL { root.appendingPathComponent("cache") }
+    private var stage: URL { root.appendingPathComponent("stage") }
+    private var trash: URL { root.appendingPathComponent("trash") }
+    private let spool: ResultSpool?
+    private let nextName = Atomic(0)
+
+    init(outDirectory: URL?) throws {
+        let parent = outDirectory ?? FileManager.default.temporaryDirectory
+        root = parent.appendingPathComponent(".nse-batch-\(UUID().uuidString)")
+        for folder in [root.appendingPathComponent("work"), root.appendingPathComponent("stage"), root.appendingPathComponent("trash")] {
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        }
+        spool = outDirectory == nil ? nil : try ResultSpool(file: root.appendingPathComponent("results.spool"))
+    }
+
+    /// A fresh folder for one push's result, to be committed or discarded.
+    func stagingFolder(for index: Int) -> URL {
+        stage.appendingPathComponent(String(index))
+    }
+
+    /// Puts the staged folder where the result belongs, replacing what a previous run left there.
+    ///
+    /// The old folder is first renamed aside, so a reader sees the old complete result, then the new complete
+    /// one; never a mix of the two or a half-written file.
+    func commit(_ staged: URL, to destination: URL) throws {
+        try FileManager.default.createDirectory(at: destination.deletingLastPathComponent(), withIntermediateDirectories: true)
+        if rename(staged.path, destination.path) == 0 { return }
+        guard [EEXIST, ENOTEMPTY, ENOTDIR, EISDIR].contains(errno) else { throw Self.posixError(destination) }
+        let aside = trash.appendingPathComponent(String(nextName.add(1, ordering: .relaxed).newValue))
+        guard rename(destination.path, aside.path) == 0 else { throw Self.posixError(destination) }
+        guard rename(staged.path, destination.path) == 0 else {
+            let error = Self.posixError(destination)
+            _ = rename(aside.path, destination.path)
+            throw error
+        }
+        try? FileManager.default.removeItem(at: aside)
+    }
+
+    /// Keeps a result's JSON for the report; returns where it is in the spool.
+    func spoolResult(_ json: Data) throws -> Range<UInt64>? {
+        try spool?.append(json)
+    }
+
+    func spooledResult(_ span: Range<UInt64>) throws -> Data {
+        guard let spool else { return Data() }
+        return try spool.read(span)
+    }
+
+    func remove() {
+        spool?.close()
+        try? FileManager.default.removeItem(at: root)
+    }
+
+    private static func posixError(_ url: URL) -> CocoaError {
+        CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: url.path, NSLocalizedDescriptionKey: String(cString: strerror(errno))])
+    }
+}
+
+/// An append-only file of encoded results: the batch holds offsets, not results.
+final class ResultSpool: Sendable {
+    private let handle: Mutex<FileHandle>
+
+    init(file: URL) throws {
+        guard FileManager.default.createFile(atPath: file.path, contents: nil) else {
+            throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: file.path])
+        }
+        handle = Mutex(try FileHandle(forUpdating: file))
+    }
+
+    func append(_ data: Data) throws -> Range<UInt64> {
+        try handle.withLock { handle in
+            let start = try handle.seekToEnd()
+            try handle.write(contentsOf: data)
+            return start..<(start + UInt64(data.count))
+        }
+    }
+
+    func read(_ span: Range<UInt64>) throws -> Data {
+        try handle.withLock { handle in
+            try handle.seek(toOffset: span.lowerBound)
+            return try handle.read(upToCount: Int(span.count)) ?? Data()
+        }
+    }
+
+    func close() {
+        handle.withLock { try? $0.close() }
+    }
+}
