@@ -1,7 +1,6 @@
 import ArgumentParser
 import Foundation
 import NSEKit
-import NSEMediaServer
 
 struct ProcessCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -26,8 +25,8 @@ struct ProcessCommand: AsyncParsableCommand {
     @Option(help: "Output format: text (default on a terminal) or json (default otherwise).")
     var format: Format?
 
-    @Option(help: ArgumentHelp("Serve this folder on a loopback server and fetch every media URL from it (path kept).", valueName: "dir"))
-    var media: String?
+    @OptionGroup
+    var media: MediaOptions
 
     @OptionGroup(title: "Content changes")
     var changes: ContentChangeOptions
@@ -36,13 +35,9 @@ struct ProcessCommand: AsyncParsableCommand {
     var device: DeviceOptions
 
     func run() async throws {
-        let server = try media.map { root in
-            let directory = MediaDirectory(root: root)
-            return try LoopbackHTTPServer { directory.respond(to: $0) }
-        }
+        let server = try media.startServer()
         defer { server?.stop() }
-        let mapping = server.flatMap { URL(string: $0.baseURL) }.map(MediaHostMapping.init(origin:))
-        let emulator = Emulator(profile: device.profile, changes: changes.changes, hostMapping: mapping)
+        let emulator = Emulator(profile: device.profile, changes: changes.changes, hostMapping: MediaOptions.mapping(to: server))
 
         var results: [ProcessResult] = []
         for file in files {

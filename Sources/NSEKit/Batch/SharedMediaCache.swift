@@ -105,6 +105,7 @@ public final class SharedMediaCache: Sendable {
 
     /// `SystemValidation.validate(staged, profile:)`, run once per distinct set of files.
     func validation(of staged: [StagedAttachment], profile: DeviceProfile) async -> (kept: [Attachment], diagnostics: [Diagnostic]) {
+        guard !staged.isEmpty else { return ([], []) }
         counters.withLock { $0.validationsRequested += 1 }
         let items = staged.map { item in
             ValidationKey.Item(
@@ -117,7 +118,7 @@ public final class SharedMediaCache: Sendable {
             return Validation(kept: kept, diagnostics: diagnostics)
         }
         // A file without a digest cannot be recognised again: validate it on its own.
-        guard !items.isEmpty, items.allSatisfy({ !$0.sha256.isEmpty }) else {
+        guard items.allSatisfy({ !$0.sha256.isEmpty }) else {
             counters.withLock { $0.validationsMade += 1 }
             let validation = validate()
             return (validation.kept, validation.diagnostics)
