@@ -31,6 +31,14 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
+        // `make bench`: generates a corpus, serves it on loopback, measures the release `nse` binary.
+        .executableTarget(
+            name: "nse-bench",
+            dependencies: [
+                "NSEKit", "NSEMediaServer", "CImageFixtures",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
         .testTarget(
             name: "NSEKitTests", dependencies: ["NSEKit", "NSEMediaServer", "CNSE", "CImageFixtures", "CCurl"]
         ),

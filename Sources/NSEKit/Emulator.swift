@@ -9,7 +9,9 @@ public struct Emulator: Sendable {
     /// Shared by the pushes of a batch: each URL is downloaded, and each downloaded file validated, once.
     public var mediaCache: SharedMediaCache?
     /// Where each run's private working folder is made; the system's temporary directory when nil. A batch puts
-    /// it beside its output so attachments move into place by rename rather than by copy.
+    /// it beside its output so attachments move into place by rename rather than by copy. Folders made under a
+    /// `workRoot` are left for its owner to remove in one go: removing them one per push during a batch made
+    /// every later file creation slower (ext4 without a journal skips recently freed inodes one by one).
     public var workRoot: URL?
 
     /// The built-in extension: the given content changes, then Firebase's image helper.
@@ -73,7 +75,7 @@ public struct Emulator: Sendable {
 
     private func runExtension(original: NotificationContent, into result: inout ProcessResult, attachmentDirectory: URL?) async {
         let workDirectory = (workRoot ?? FileManager.default.temporaryDirectory).appendingPathComponent("nse-\(UUID().uuidString)")
-        defer { try? FileManager.default.removeItem(at: workDirectory) }
+        defer { if workRoot == nil { try? FileManager.default.removeItem(at: workDirectory) } }
         do {
             try FileManager.default.createDirectory(at: workDirectory, withIntermediateDirectories: true)
         } catch {

@@ -104,7 +104,7 @@ public struct BatchRunner: Sendable {
             let json = JSONResultRenderer().encode(result)
             do {
                 try FileManager.default.createDirectory(at: staging, withIntermediateDirectories: true)
-                try json.write(to: staging.appendingPathComponent("content.json"))
+                try BatchWorkspace.write(json, to: staging.appendingPathComponent("content.json"))
                 try workspace.commit(staging, to: destination)
                 span = try workspace.spoolResult(json)
             } catch {

@@ -47,6 +47,25 @@ final class BatchWorkspace: Sendable {
         try? FileManager.default.removeItem(at: aside)
     }
 
+    /// Writes a new file in a staging folder. Not `Data.write(to:)`, which calls fsync(2): a sync per push
+    /// made the batch wait on the disk, and the folder is only published (renamed) once the file is complete.
+    static func write(_ data: Data, to file: URL) throws {
+        let descriptor = open(file.path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        guard descriptor >= 0 else { throw posixError(file) }
+        defer { close(descriptor) }
+        try data.withUnsafeBytes { buffer in
+            var offset = 0
+            while offset < buffer.count {
+                let written = Foundation.write(descriptor, buffer.baseAddress! + offset, buffer.count - offset)
+                if written < 0 {
+                    if errno == EINTR { continue }
+                    throw posixError(file)
+                }
+                offset += written
+            }
+        }
+    }
+
     /// Keeps a result's JSON for the report; returns where it is in the spool.
     func spoolResult(_ json: Data) throws -> Range<UInt64>? {
         try spool?.append(json)

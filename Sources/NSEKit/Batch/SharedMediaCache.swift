@@ -61,6 +61,7 @@ public final class SharedMediaCache: Sendable {
     private let validations = SingleFlight<ValidationKey, Validation>()
     private let counters = Mutex(Statistics())
     private let nextFile = Atomic(0)
+    private let decoding = DecodingThreads()
 
     /// Keeps the cached files in `directory`, which is created if needed.
     public init(directory: URL) throws {
@@ -113,22 +114,25 @@ public final class SharedMediaCache: Sendable {
                 fileName: item.localFile.lastPathComponent, bytes: item.attachment.bytes,
                 typeIdentifier: item.attachmentType.identifier, format: item.format, mimeType: item.mimeType)
         }
-        let validate = {
-            let (kept, diagnostics) = SystemValidation.validate(staged, profile: profile)
-            return Validation(kept: kept, diagnostics: diagnostics)
+        let validate = { [decoding] in
+            await decoding.run {
+                let (kept, diagnostics) = SystemValidation.validate(staged, profile: profile)
+                return Validation(kept: kept, diagnostics: diagnostics)
+            }
         }
         // A file without a digest cannot be recognised again: validate it on its own.
         guard items.allSatisfy({ !$0.sha256.isEmpty }) else {
             counters.withLock { $0.validationsMade += 1 }
-            let validation = validate()
+            let validation = await validate()
             return (validation.kept, validation.diagnostics)
         }
         let answer = await validations.value(for: ValidationKey(items: items, profile: profile), keep: { _ in true }) {
             counters.withLock { $0.validationsMade += 1 }
-            return validate()
+            return await validate()
         }
         // Only a cancelled wait has no answer; validating here keeps the verdict right regardless.
-        let validation = answer?.value ?? validate()
+        let validation: Validation
+        if let answer { validation = answer.value } else { validation = await validate() }
         return (validation.kept, validation.diagnostics)
     }
 
