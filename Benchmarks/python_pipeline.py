@@ -6,7 +6,7 @@ worker thread, streamed to disk, stopped past 10 MB), hash it, decode every fram
 OUT/<relative path>/content.json plus the attachment, atomically. A ThreadPoolExecutor runs --workers at once;
 Pillow and hashlib release the GIL while they work, so decoding uses every core.
 
-Prints one JSON line at the end: {"payloads": N, "passed": N, "failed": N}.
+Prints one JSON line at the end: {"payloads": N, "passed": N, "failed": N, "peakMemoryBytes": N}.
 """
 import argparse
 import hashlib
@@ -84,6 +84,15 @@ def process(path, root, out):
     return result["imageShown"]
 
 
+def peak_memory():
+    """VmHWM, as nse reports it: this process's own peak resident memory."""
+    with open("/proc/self/status") as status:
+        for line in status:
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) * 1024
+    return None
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("payloads")
@@ -93,7 +102,7 @@ def main():
     files = discover(arguments.payloads)
     with ThreadPoolExecutor(max_workers=arguments.workers) as pool:
         passed = sum(pool.map(lambda path: process(path, arguments.payloads, arguments.out), files))
-    print(json.dumps({"payloads": len(files), "passed": passed, "failed": len(files) - passed}))
+    print(json.dumps({"payloads": len(files), "passed": passed, "failed": len(files) - passed, "peakMemoryBytes": peak_memory()}))
     return 0 if passed == len(files) else 1
 
 

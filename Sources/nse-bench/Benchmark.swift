@@ -72,7 +72,8 @@ struct Benchmark: ParsableCommand {
         for isShared in [false, true] {
             let expected = (isShared ? shared : unique).filter(\.passes).count
             rows.append(("nse batch", isShared, try measure(repeats) { out in
-                try check(ChildProcess.run([nse, "batch", folders[isShared]!.path, "--out", out.path, "--jobs", String(jobs), "--allow-http", "--quiet"], output: corpus.root.appendingPathComponent("nse-output.txt")), passed: nsePassed(out), expected: expected, tool: "nse")
+                let run = try ChildProcess.run([nse, "batch", folders[isShared]!.path, "--out", out.path, "--jobs", String(jobs), "--allow-http", "--quiet"], output: corpus.root.appendingPathComponent("nse-output.txt"))
+                return try check(run, summary: nseSummary(out), expected: expected, tool: "nse")
             }))
         }
         if !python.isEmpty {
@@ -81,7 +82,7 @@ struct Benchmark: ParsableCommand {
                 rows.append(("python", isShared, try measure(repeats) { out in
                     let log = corpus.root.appendingPathComponent("python-output.txt")
                     let run = try ChildProcess.run(["python3", python, folders[isShared]!.path, out.path, "--workers", String(jobs)], output: log)
-                    return try check(run, passed: pythonPassed(log), expected: expected, tool: "python")
+                    return try check(run, summary: pythonSummary(log), expected: expected, tool: "python")
                 }))
             }
         }
@@ -137,26 +138,28 @@ struct Benchmark: ParsableCommand {
     }
 
     /// A run that did not do the work is no measurement: the pushes that should pass must have passed.
-    private func check(_ run: ChildRun, passed: Int?, expected: Int, tool: String) throws -> ChildRun {
-        guard let passed, passed == expected else {
-            throw BenchError("\(tool) exited \(run.status) with \(passed.map(String.init) ?? "no") passing pushes; \(expected) expected. See its output in \(corpus)/.")
+    /// The peak memory is the one the tool reports (VmHWM): wait4's ru_maxrss of a posix_spawned child
+    /// includes this benchmark's own peak (see PeakMemory in NSEKit).
+    private func check(_ run: ChildRun, summary: [String: Any]?, expected: Int, tool: String) throws -> ChildRun {
+        guard let passed = summary?["passed"] as? Int, passed == expected else {
+            throw BenchError("\(tool) exited \(run.status) with \((summary?["passed"] as? Int).map(String.init) ?? "no") passing pushes; \(expected) expected. See its output in \(corpus)/.")
         }
+        var run = run
+        if let peak = summary?["peakMemoryBytes"] as? Int { run.peakRSS = peak }
         return run
     }
 
-    private func nsePassed(_ out: URL) -> Int? {
+    private func nseSummary(_ out: URL) -> [String: Any]? {
         guard let data = try? Data(contentsOf: out.appendingPathComponent("report.json")),
-              let report = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
-              let summary = report["summary"] as? [String: Any] else { return nil }
-        return summary["passed"] as? Int
+              let report = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else { return nil }
+        return report["summary"] as? [String: Any]
     }
 
     /// The Python pipeline's last line: {"payloads": N, "passed": N, ...}.
-    private func pythonPassed(_ log: URL) -> Int? {
+    private func pythonSummary(_ log: URL) -> [String: Any]? {
         guard let text = try? String(contentsOf: log, encoding: .utf8),
-              let last = text.split(separator: "\n").last,
-              let summary = try? JSONSerialization.jsonObject(with: Data(last.utf8)) as? [String: Any] else { return nil }
-        return summary["passed"] as? Int
+              let last = text.split(separator: "\n").last else { return nil }
+        return try? JSONSerialization.jsonObject(with: Data(last.utf8)) as? [String: Any]
     }
 
     /// `nse process` of one small push whose image the (warm) loopback server serves: process wall time.

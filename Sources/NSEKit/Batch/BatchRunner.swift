@@ -66,9 +66,10 @@ public struct BatchRunner: Sendable {
         }
 
         let interrupted = Task.isCancelled || entries.contains { $0 == nil }
-        let summary = BatchSummary(
+        var summary = BatchSummary(
             entries: entries, media: cache.statistics, jobs: jobs,
             elapsedMilliseconds: started.duration(to: .now).milliseconds, interrupted: interrupted)
+        summary.peakMemoryBytes = PeakMemory.bytes()
         var report = BatchReport(inputs: inputs, entries: entries, summary: summary)
         if let outDirectory {
             let file = outDirectory.appendingPathComponent("report.json")

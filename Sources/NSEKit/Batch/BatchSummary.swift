@@ -30,6 +30,8 @@ public struct BatchSummary: Sendable, Hashable, Codable {
     public var media = SharedMediaCache.Statistics()
     public var jobs = 0
     public var elapsedMilliseconds: Double = 0
+    /// The batch process's peak resident memory (Linux's VmHWM), when the system reports it.
+    public var peakMemoryBytes: Int?
     public var interrupted = false
     /// 130 when interrupted, else the worst push's: 0, 1 or 2.
     public var exitStatus: Int32 = 0

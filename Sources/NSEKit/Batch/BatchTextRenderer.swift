@@ -28,7 +28,8 @@ public struct BatchTextRenderer: Sendable {
         var lines: [String] = []
         let seconds = summary.elapsedMilliseconds / 1000
         let rate = seconds > 0 ? Double(summary.processed) / seconds : 0
-        lines.append("\(summary.payloads) payloads in \(format(seconds, digits: 2)) s (\(format(rate, digits: 1)) payloads/s, \(summary.jobs) jobs)")
+        let memory = summary.peakMemoryBytes.map { ", peak memory \(format(Double($0) / 1e6, digits: 1)) MB" } ?? ""
+        lines.append("\(summary.payloads) payloads in \(format(seconds, digits: 2)) s (\(format(rate, digits: 1)) payloads/s, \(summary.jobs) jobs\(memory))")
         lines.append("  passed \(summary.passed), failed \(summary.failed), unreadable \(summary.unreadable)")
         if summary.interrupted {
             lines.append("  INTERRUPTED: \(summary.notRun) not run (no result saved for them)")
