@@ -61,7 +61,11 @@ struct BatchCommand: AsyncParsableCommand {
             throw Self.usageError("No .json or .apns files under \(paths.joined(separator: ", ")).")
         }
         if let outDirectory {
-            try FileManager.default.createDirectory(at: outDirectory, withIntermediateDirectories: true)
+            do {
+                try FileManager.default.createDirectory(at: outDirectory, withIntermediateDirectories: true)
+            } catch {
+                throw Self.usageError("cannot create the output folder \(outDirectory.path): \(error.localizedDescription)")
+            }
         }
 
         let server = try media.startServer()
@@ -74,20 +78,32 @@ struct BatchCommand: AsyncParsableCommand {
         let progress = BatchProgress(total: inputs.count, mode: display)
         let batch = Task { try await runner.run(inputs) { index, entry in progress.record(index, entry) } }
         let interruption = Interruption { batch.cancel() }
-        let report = try await batch.value
+        let report: BatchReport
+        do {
+            report = try await batch.value
+        } catch {
+            throw Self.usageError("cannot write results to \(out ?? ""): \(error.localizedDescription)")
+        }
         interruption.stopListening()
         progress.finish()
 
         var summary = BatchTextRenderer().summary(report.summary)
         if let reportFile = report.reportFile { summary += "\nresults: \(outDirectory?.relativePath ?? "")/  report: \(reportFile.relativePath)" }
+        var problems = report.reportError.map { [$0] } ?? []
         if let junit {
             let file = URL(fileURLWithPath: junit)
-            try AtomicFile.write(Data(JUnitRenderer().render(report).utf8), to: file)
-            summary += "\njunit: \(file.relativePath)"
+            do {
+                try AtomicFile.write(Data(JUnitRenderer().render(report).utf8), to: file)
+                summary += "\njunit: \(file.relativePath)"
+            } catch {
+                problems.append("\(file.path) could not be written: \(error.localizedDescription)")
+            }
         }
         print(summary)
+        for problem in problems { FileHandle.standardError.write(Data("Error: \(problem)\n".utf8)) }
 
-        let status = interruption.signal.map { 128 + $0 } ?? report.summary.exitStatus
+        // A report CI cannot read is as bad as an input it cannot read: exit 2.
+        let status = interruption.signal.map { 128 + $0 } ?? (problems.isEmpty ? report.summary.exitStatus : 2)
         if status != 0 { throw ExitCode(status) }
     }
 }

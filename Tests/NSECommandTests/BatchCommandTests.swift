@@ -80,7 +80,11 @@ struct BatchCommandTests {
         #expect(run.stderr.isEmpty)
     }
 
-    @Test(arguments: [["batch"], ["batch", "samples/payloads", "--jobs", "0"], ["batch", "samples/does-not-exist"], ["batch", "Sources/NSEMediaServer"]])
+    @Test(arguments: [
+        ["batch"], ["batch", "samples/payloads", "--jobs", "0"], ["batch", "samples/does-not-exist"], ["batch", "Sources/NSEMediaServer"],
+        ["batch", "samples/payloads/jpeg-ok.json", "--media", "samples/media", "--out", "/proc/nse-cannot-write-here"],
+        ["batch", "samples/payloads/jpeg-ok.json", "--media", "samples/media", "--junit", "/proc/nse-cannot-write-here/junit.xml"],
+    ])
     func usageErrorsExitTwo(arguments: [String]) throws {
         let run = try nse(arguments)
         #expect(run.status == 2)

@@ -7,6 +7,8 @@ public struct BatchReport: Sendable {
     public var summary: BatchSummary
     /// `OUT/report.json`, when there is an output folder and it could be written.
     public var reportFile: URL?
+    /// Why `report.json` could not be written, if it could not.
+    public var reportError: String?
 }
 
 /// Runs every input through the same `Emulator` as `nse process`, at most `jobs` at a time, and saves each
@@ -31,6 +33,7 @@ public struct BatchRunner: Sendable {
     }
 
     /// Processes `inputs`; `onEntry` is called (in completion order, one call at a time) as each is saved.
+    /// Throws only when the batch cannot start (its working folder cannot be made in the output folder).
     public func run(_ inputs: [BatchInput], onEntry: @Sendable (Int, BatchEntry) -> Void = { _, _ in }) async throws -> BatchReport {
         let started = ContinuousClock.now
         let workspace = try BatchWorkspace(outDirectory: outDirectory)
@@ -73,8 +76,12 @@ public struct BatchRunner: Sendable {
         var report = BatchReport(inputs: inputs, entries: entries, summary: summary)
         if let outDirectory {
             let file = outDirectory.appendingPathComponent("report.json")
-            try BatchReportFile.write(summary: summary, spans: spans, from: workspace, to: file)
-            report.reportFile = file
+            do {
+                try BatchReportFile.write(summary: summary, spans: spans, from: workspace, to: file)
+                report.reportFile = file
+            } catch {
+                report.reportError = "\(file.path) could not be written: \(error.localizedDescription)"
+            }
         }
         return report
     }
