@@ -132,8 +132,9 @@ public struct BatchRunner: Sendable {
                 diagnostics: [.error(.inputUnreadable, "Cannot list the folder \(path): \(listingError). Its push files were not checked; fix its permissions.")],
                 timings: ["total": 0])
         }
-        guard let size = (try? FileManager.default.attributesOfItem(atPath: input.file.path))?[.size] as? Int,
-              size > maxInputBytes else { return nil }
+        var info = stat()
+        guard stat(input.file.path, &info) == 0, Int(info.st_size) > maxInputBytes else { return nil }
+        let size = Int(info.st_size)
         return ProcessResult(
             input: path, inputKind: nil, extensionInvoked: false, outcome: .rejected, imageShown: false, content: nil,
             diagnostics: [.error(.payloadTooLarge, "The file is \(size) bytes. APNs accepts at most 4096 bytes of compact JSON, so this is no push; nse does not read input files over \(maxInputBytes) bytes.")],
