@@ -3,6 +3,7 @@ import Foundation
 import FoundationXML
 #endif
 import NSEKit
+import Synchronization
 import Testing
 
 /// `nse batch` end to end: the real executable over the bundled samples and over folders made here.
@@ -14,7 +15,18 @@ struct BatchCommandTests {
     }
 
     /// Runs `nse` with stdout and stderr piped (so neither is a terminal); `whileRunning` may signal it.
-    private func nse(_ arguments: [String], whileRunning: (Process) throws -> Void = { _ in }) throws -> Run {
+    ///
+    /// The waiting happens on a thread of its own: blocking one of Swift's two cooperative threads for seconds
+    /// would stall the other suites' batches running meanwhile.
+    private func nse(_ arguments: [String], whileRunning: @escaping @Sendable (Process) throws -> Void = { _ in }) async throws -> Run {
+        try await withCheckedThrowingContinuation { continuation in
+            Thread {
+                continuation.resume(with: Result { try runBlocking(arguments, whileRunning: whileRunning) })
+            }.start()
+        }
+    }
+
+    private func runBlocking(_ arguments: [String], whileRunning: (Process) throws -> Void) throws -> Run {
         let process = Process()
         process.executableURL = ProcessCommandTests.executable
         process.arguments = arguments
@@ -42,12 +54,12 @@ struct BatchCommandTests {
         return folder
     }
 
-    @Test func theSamplesGiveALinePerFileInOrderReportsAndExitOne() throws {
+    @Test func theSamplesGiveALinePerFileInOrderReportsAndExitOne() async throws {
         let out = try temporaryFolder()
         defer { try? FileManager.default.removeItem(at: out) }
         let junit = out.appendingPathComponent("junit.xml")
 
-        let run = try nse(["batch", "samples/payloads", "--media", "samples/media", "--time-budget", "2", "--out", out.path, "--junit", junit.path])
+        let run = try await nse(["batch", "samples/payloads", "--media", "samples/media", "--time-budget", "2", "--out", out.path, "--junit", junit.path])
 
         #expect(run.status == 1, "\(run.stderr)")
         let samples = try FileManager.default.contentsOfDirectory(atPath: ProcessCommandTests.root.appendingPathComponent("samples/payloads").path)
@@ -71,8 +83,8 @@ struct BatchCommandTests {
         #expect(outline.elements("testsuites").first?["failures"] == (report?["summary"] as? [String: Any])?["failed"].map { "\($0)" })
     }
 
-    @Test func passingPushesExitZeroAndQuietPrintsOnlyTheSummary() throws {
-        let run = try nse(["batch", "samples/payloads/jpeg-ok.json", "samples/payloads/png-ok.json", "--media", "samples/media", "--quiet"])
+    @Test func passingPushesExitZeroAndQuietPrintsOnlyTheSummary() async throws {
+        let run = try await nse(["batch", "samples/payloads/jpeg-ok.json", "samples/payloads/png-ok.json", "--media", "samples/media", "--quiet"])
         #expect(run.status == 0, "\(run.stderr)")
         #expect(run.stdout.hasPrefix("2 payloads in "))
         #expect(!run.stdout.contains("PASS"))
@@ -85,13 +97,13 @@ struct BatchCommandTests {
         ["batch", "samples/payloads/jpeg-ok.json", "--media", "samples/media", "--out", "/proc/nse-cannot-write-here"],
         ["batch", "samples/payloads/jpeg-ok.json", "--media", "samples/media", "--junit", "/proc/nse-cannot-write-here/junit.xml"],
     ])
-    func usageErrorsExitTwo(arguments: [String]) throws {
-        let run = try nse(arguments)
+    func usageErrorsExitTwo(arguments: [String]) async throws {
+        let run = try await nse(arguments)
         #expect(run.status == 2)
         #expect(!run.stderr.isEmpty)
     }
 
-    @Test func ctrlCStopsCleanlyWithExitStatus130() throws {
+    @Test func ctrlCStopsCleanlyWithExitStatus130() async throws {
         let folder = try temporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
         let inputs = folder.appendingPathComponent("in")
@@ -102,18 +114,19 @@ struct BatchCommandTests {
         try good.write(to: inputs.appendingPathComponent("a-good.json"))
         for index in 0..<3 { try stalled.write(to: inputs.appendingPathComponent("b-stalled-\(index).json")) }
 
-        var signalled = ContinuousClock.now
-        let run = try nse(["batch", inputs.path, "--media", "samples/media", "--out", out.path, "--jobs", "4"]) { process in
+        final class Moment: Sendable { let instant = Mutex(ContinuousClock.now) }
+        let signalled = Moment()
+        let run = try await nse(["batch", inputs.path, "--media", "samples/media", "--out", out.path, "--jobs", "4"]) { process in
             let limit = ContinuousClock.now + .seconds(10)
             // Once the good push is saved, the stalled ones are waiting on their 30-second budget.
             while !FileManager.default.fileExists(atPath: out.appendingPathComponent("a-good.json/content.json").path), ContinuousClock.now < limit {
                 usleep(10_000)
             }
             usleep(200_000)
-            signalled = .now
+            signalled.instant.withLock { $0 = .now }
             process.interrupt()
         }
-        let stopping = signalled.duration(to: .now)
+        let stopping = signalled.instant.withLock { $0 }.duration(to: .now)
 
         #expect(run.status == 130, "\(run.stderr)")
         #expect(stopping < .seconds(5), "in-flight transfers abort at once: \(stopping)")

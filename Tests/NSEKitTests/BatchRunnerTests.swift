@@ -88,7 +88,7 @@ struct BatchRunnerTests {
     }
 
     @Test func aStalledServerCostsItsOwnPushesTheirBudgetAndNobodyElseAnything() async throws {
-        let budget: Duration = .seconds(2)
+        let budget: Duration = .seconds(3)
         let server = try cdn([
             "/stall.jpg": ServedResponse(headers: [("Content-Type", "image/jpeg")], body: .stall),
             "/ok.jpg": .ok(try Fixture.jpeg(), contentType: "image/jpeg"),
@@ -113,7 +113,7 @@ struct BatchRunnerTests {
         let firstStalled = try #require(stalled.map(\.at).min())
         #expect(lastGood < firstStalled, "the other pushes all finished while the stalled ones waited")
         #expect(server.requests.filter { $0.path == "/stall.jpg" }.count == 1, "the time-out is shared, not waited for three times")
-        // A hang guard, not a speed measurement (other suites share the machine): three budgets would be 6 s.
+        // A hang guard, not a speed measurement (other suites share the machine): three budgets would be 9 s.
         #expect(elapsed >= budget && elapsed < budget + .seconds(10), "\(elapsed)")
     }
 
@@ -142,7 +142,7 @@ struct BatchRunnerTests {
         let run = try await batch.value
         let stopping = cancelled.duration(to: .now)
 
-        #expect(stopping < .seconds(3), "transfers in flight abort promptly: \(stopping)")
+        #expect(stopping < .seconds(5), "transfers in flight abort promptly (libcurl's progress callback runs about once a second): \(stopping)")
         #expect(run.report.summary.interrupted)
         #expect(run.report.summary.exitStatus == 130)
         #expect(run.report.summary.processed == 3 && run.report.summary.notRun == 9)
