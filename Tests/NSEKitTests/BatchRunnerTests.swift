@@ -60,6 +60,21 @@ struct BatchRunnerTests {
         #expect(saved.content?.title == "Second [b]")
     }
 
+    @Test func aKilledBatchsLeftoversAreRemovedByTheNextOne() async throws {
+        let inputs = try TemporaryFolder()
+        let out = try TemporaryFolder()
+        let tree = PayloadTree(root: inputs.url)
+        try tree.add("plain.json", imageURL: nil)
+        // No process has this id (it is above Linux's pid_max); PID 1 always runs.
+        let abandoned = out.file(".nse-batch-2147483646-0A1B/stage/3")
+        let running = out.file(".nse-batch-1-0A1B")
+        for folder in [abandoned, running] { try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true) }
+
+        _ = try await runBatch(tree, out: out.url)
+
+        #expect(listing(out.url) == [".nse-batch-1-0A1B", "plain.json", "plain.json/content.json", "report.json"])
+    }
+
     @Test func aSharedURLIsDownloadedAndDecodedOnceYetEveryPushGetsItsOwnFile() async throws {
         let jpeg = try Fixture.jpeg(width: 400, height: 300)
         let server = try cdn(["/shared.jpg": .ok(jpeg, contentType: "image/jpeg")])

@@ -4,7 +4,7 @@ import Synchronization
 /// The batch's private folder: working folders, the media cache, results waiting to be moved into place, and
 /// the spool of encoded results that `report.json` is assembled from. Removed when the batch ends.
 ///
-/// With an output folder it lives inside it (`OUT/.nse-batch-UUID`, hidden, so a later batch over the same
+/// With an output folder it lives inside it (`OUT/.nse-batch-PID-UUID`, hidden, so a later batch over the same
 /// tree skips it): the same file system, so attachments and result folders move into place by rename.
 final class BatchWorkspace: Sendable {
     let root: URL
@@ -17,11 +17,24 @@ final class BatchWorkspace: Sendable {
 
     init(outDirectory: URL?) throws {
         let parent = outDirectory ?? FileManager.default.temporaryDirectory
-        root = parent.appendingPathComponent(".nse-batch-\(UUID().uuidString)")
+        Self.removeAbandoned(in: parent)
+        root = parent.appendingPathComponent(".nse-batch-\(getpid())-\(UUID().uuidString)")
         for folder in [root.appendingPathComponent("work"), root.appendingPathComponent("stage"), root.appendingPathComponent("trash")] {
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         }
         spool = outDirectory == nil ? nil : try ResultSpool(file: root.appendingPathComponent("results.spool"))
+    }
+
+    /// Removes the workspaces of batches that were killed (SIGKILL, a crash) before they could clean up:
+    /// those whose process no longer exists. A batch still running keeps its own.
+    private static func removeAbandoned(in parent: URL) {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: parent.path)) ?? []
+        for name in names where name.hasPrefix(".nse-batch-") {
+            let fields = name.dropFirst(".nse-batch-".count).split(separator: "-", maxSplits: 1)
+            guard let pid = fields.first.flatMap({ pid_t($0) }), pid > 0, pid != getpid(),
+                  kill(pid, 0) != 0, errno == ESRCH else { continue }
+            try? FileManager.default.removeItem(at: parent.appendingPathComponent(name))
+        }
     }
 
     /// A fresh folder for one push's result, to be committed or discarded.
