@@ -18,17 +18,20 @@ struct BatchCommandTests {
     ///
     /// The waiting happens on a thread of its own: blocking one of Swift's two cooperative threads for seconds
     /// would stall the other suites' batches running meanwhile.
-    private func nse(_ arguments: [String], whileRunning: @escaping @Sendable (Process) throws -> Void = { _ in }) async throws -> Run {
+    private func nse(
+        _ arguments: [String], executable: URL = ProcessCommandTests.executable,
+        whileRunning: @escaping @Sendable (Process) throws -> Void = { _ in }
+    ) async throws -> Run {
         try await withCheckedThrowingContinuation { continuation in
             Thread {
-                continuation.resume(with: Result { try runBlocking(arguments, whileRunning: whileRunning) })
+                continuation.resume(with: Result { try runBlocking(arguments, executable: executable, whileRunning: whileRunning) })
             }.start()
         }
     }
 
-    private func runBlocking(_ arguments: [String], whileRunning: (Process) throws -> Void) throws -> Run {
+    private func runBlocking(_ arguments: [String], executable: URL, whileRunning: (Process) throws -> Void) throws -> Run {
         let process = Process()
-        process.executableURL = ProcessCommandTests.executable
+        process.executableURL = executable
         process.arguments = arguments
         process.currentDirectoryURL = ProcessCommandTests.root
         let out = Pipe()
@@ -81,6 +84,19 @@ struct BatchCommandTests {
         let outline = try XMLOutline(Data(contentsOf: junit))
         #expect(outline.elements("testcase").count == samples.count)
         #expect(outline.elements("testsuites").first?["failures"] == (report?["summary"] as? [String: Any])?["failed"].map { "\($0)" })
+    }
+
+    /// On a terminal (a pseudo-terminal from util-linux's `script`), a redrawn progress line instead of lines.
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/script")))
+    func aTerminalGetsAProgressBar() async throws {
+        let command = [ProcessCommandTests.executable.path, "batch", "samples/payloads", "--media", "samples/media", "--time-budget", "2"]
+        let run = try await nse(["-qfec", command.joined(separator: " "), "/dev/null"], executable: URL(fileURLWithPath: "/usr/bin/script"))
+
+        #expect(run.status == 1, "\(run.stdout)")
+        #expect(run.stdout.contains("\r\u{1B}[K["), "the line is redrawn in place")
+        #expect(run.stdout.contains("/27"))
+        #expect(!run.stdout.contains("PASS "), "no line per file on a terminal")
+        #expect(run.stdout.contains("27 payloads in "))
     }
 
     @Test func passingPushesExitZeroAndQuietPrintsOnlyTheSummary() async throws {
