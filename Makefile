@@ -4,7 +4,7 @@ APT_PACKAGES := pkg-config libcurl4-openssl-dev libpng-dev libjpeg-dev libgif-de
 SUDO := $(shell [ "$$(id -u)" -eq 0 ] || echo sudo)
 NSE := .build/release/nse
 
-.PHONY: deps build demo test clean
+.PHONY: deps build demo test bench clean
 
 ## Installs the apt packages that are missing (libcurl, libpng, libjpeg-turbo, giflib headers).
 deps:
@@ -25,6 +25,13 @@ demo: build
 
 test: deps
 	$(SWIFT) test
+
+## Measures `nse batch` (release build) against the decode floor and a requests + Pillow pipeline; not part of CI.
+bench: deps
+	$(SWIFT) build -c release --product nse
+	$(SWIFT) build -c release --product nse-bench
+	@python3 -c "import requests, PIL" 2>/dev/null || python3 -m pip install --quiet requests pillow
+	.build/release/nse-bench --nse $(NSE) --python Benchmarks/python_pipeline.py
 
 clean:
 	rm -rf .build out

@@ -37,6 +37,14 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
+        // `make bench`: generates a corpus, serves it on loopback, measures the release `nse` binary.
+        .executableTarget(
+            name: "nse-bench",
+            dependencies: [
+                "NSEKit", "NSEMediaServer", "CImageFixtures",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
         .testTarget(
             name: "NSEKitTests", dependencies: ["NSEKit", "NSEHarness", "NSEMediaServer", "CNSE", "CImageFixtures", "CCurl"]
         ),

@@ -61,9 +61,11 @@ open class MessagingExtensionHelper: NSObject, @unchecked Sendable {
         } catch {
             // Time ran out: the SDK's download task is still waiting, so the handler is not called.
             environment.record(state.diagnostics)
+            environment.record(timings: state.timings)
             return
         }
         environment.record(state.diagnostics)
+        environment.record(timings: state.timings)
         if state.mediaRequested { environment.noteImageRequested() }
         if let staged = state.stagedAttachments.first {
             call.content.attachments = [UNNotificationAttachment(staged: staged)]

@@ -50,6 +50,7 @@ public struct HarnessRunner: ExtensionRunner {
         }
         state.memoryPeakBytes = baseline.flatMap(MemoryGauge.growth(since:))
         state.diagnostics += environment.diagnostics
+        state.timings.merge(environment.timings) { _, new in new }
         state.mediaRequested = environment.mediaRequested
         if expired {
             state.diagnostics.append(.error(.extensionTimeExpired, "The extension did not call its content handler within the \(context.profile.timeBudget.secondsText) budget, so iOS called serviceExtensionTimeWillExpire(): the phone shows what that delivers (Apple's template: the best attempt, without the image)."))

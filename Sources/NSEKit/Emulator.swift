@@ -11,6 +11,16 @@ public struct Emulator: Sendable {
     public var platform: Platform = .ios
     /// How long the Android image download may take (the FCM SDK's 5 seconds; shorter in tests).
     public var androidBudget: Duration = AndroidImageCheck.downloadBudget
+    /// Shared by the pushes of a batch: each URL is downloaded, and each downloaded file validated, once.
+    public var mediaCache: SharedMediaCache?
+    /// Where each run's private working folder is made; the system's temporary directory when nil. A batch puts
+    /// it beside its output so attachments move into place by rename rather than by copy. Folders made under a
+    /// `workRoot` are left for its owner to remove in one go: removing them one per push during a batch made
+    /// every later file creation slower (ext4 without a journal skips recently freed inodes one by one).
+    public var workRoot: URL?
+    /// Aborts every download of this emulator when cancelled (a batch's Ctrl-C); downloads run on threads of
+    /// their own, which task cancellation does not reach.
+    public var transferCancellation: TransferCancellation?
 
     public init(profile: DeviceProfile, extensionRunner: any ExtensionRunner, hostMapping: MediaHostMapping? = nil) {
         self.profile = profile
@@ -99,8 +109,8 @@ public struct Emulator: Sendable {
     }
 
     private func runExtension(original: NotificationContent, into result: inout ProcessResult, attachmentDirectory: URL?) async {
-        let workDirectory = FileManager.default.temporaryDirectory.appendingPathComponent("nse-\(UUID().uuidString)")
-        defer { try? FileManager.default.removeItem(at: workDirectory) }
+        let workDirectory = (workRoot ?? FileManager.default.temporaryDirectory).appendingPathComponent("nse-\(UUID().uuidString)")
+        defer { if workRoot == nil { try? FileManager.default.removeItem(at: workDirectory) } }
         do {
             try FileManager.default.createDirectory(at: workDirectory, withIntermediateDirectories: true)
         } catch {
@@ -108,12 +118,13 @@ public struct Emulator: Sendable {
         }
         let context = ExtensionContext(
             profile: profile, deadline: .now + profile.timeBudget,
-            fetcher: MediaFetcher(profile: profile, hostMapping: hostMapping), workDirectory: workDirectory)
+            fetcher: fetcher, workDirectory: workDirectory)
 
         var state = ExtensionState(original: original)
         let started = ContinuousClock.now
         let delivery = await extensionRunner.run(&state, context: context)
         result.timings["extension"] = started.duration(to: .now).milliseconds
+        for (part, milliseconds) in state.timings { result.timings["extension.\(part)"] = milliseconds }
         result.diagnostics += state.diagnostics
         result.extensionMemoryBytes = state.memoryPeakBytes
 
@@ -124,8 +135,7 @@ public struct Emulator: Sendable {
         }
         var content = state.bestAttemptContent
         let validationStarted = ContinuousClock.now
-        let (staged, profile) = (state.stagedAttachments, profile)
-        let validation = await onOwnThread("nse.validate") { SystemValidation.validate(staged, profile: profile) }
+        let validation = await validate(state.stagedAttachments)
         result.diagnostics += validation.diagnostics
         content.attachments = save(validation.kept, staged: state.stagedAttachments, to: attachmentDirectory, diagnostics: &result.diagnostics)
         result.imageShown = !content.attachments.isEmpty
@@ -136,6 +146,23 @@ public struct Emulator: Sendable {
         }
         result.timings["validation"] = validationStarted.duration(to: .now).milliseconds
         result.content = content
+    }
+
+    private var fetcher: MediaFetcher {
+        var fetcher = MediaFetcher(profile: profile, hostMapping: hostMapping)
+        fetcher.cache = mediaCache
+        fetcher.cancellation = transferCancellation
+        return fetcher
+    }
+
+    /// Decodes off the cooperative pool: through the batch's cache (once per file, on its decoding threads),
+    /// or on a thread of its own.
+    private func validate(_ staged: [StagedAttachment]) async -> (kept: [Attachment], diagnostics: [Diagnostic]) {
+        guard let mediaCache else {
+            let profile = profile
+            return await onOwnThread("nse.validate") { SystemValidation.validate(staged, profile: profile) }
+        }
+        return await mediaCache.validation(of: staged, profile: profile)
     }
 
     /// Moves kept attachment files into `directory` (atomically) and records where they are.

@@ -42,6 +42,15 @@ package final class ExtensionEnvironment: @unchecked Sendable {
 
     package var diagnostics: [Diagnostic] { lock.withLock { findings } }
 
+    private var partTimings: [String: Double] = [:]
+
+    /// Milliseconds spent in named parts of helpers' work ("download").
+    package var timings: [String: Double] { lock.withLock { partTimings } }
+
+    package func record(timings: [String: Double]) {
+        lock.withLock { partTimings.merge(timings) { _, new in new } }
+    }
+
     package func noteAttachmentAttempt() {
         lock.withLock { attachmentAttempted = true }
     }

@@ -2,7 +2,6 @@ import ArgumentParser
 import Foundation
 import NSEKit
 import NSEHarness
-import NSEMediaServer
 
 struct ProcessCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -27,8 +26,8 @@ struct ProcessCommand: AsyncParsableCommand {
     @Option(help: "Output format: text (default on a terminal) or json (default otherwise).")
     var format: Format?
 
-    @Option(help: ArgumentHelp("Serve this folder on a loopback server and fetch every media URL from it (path kept).", valueName: "dir"))
-    var media: String?
+    @OptionGroup
+    var media: MediaOptions
 
     @Option(help: "Verify iOS (default), android (the FCM notification's image: 1 MiB, 5 s, a format Android decodes) or both.")
     var platform: Platform = .ios
@@ -40,13 +39,9 @@ struct ProcessCommand: AsyncParsableCommand {
     var device: DeviceOptions
 
     func run() async throws {
-        let server = try media.map { root in
-            let directory = MediaDirectory(root: root)
-            return try LoopbackHTTPServer { directory.respond(to: $0) }
-        }
+        let server = try media.startServer()
         defer { server?.stop() }
-        let mapping = server.flatMap { URL(string: $0.baseURL) }.map(MediaHostMapping.init(origin:))
-        var emulator = Emulator(profile: device.profile, changes: changes.changes, hostMapping: mapping)
+        var emulator = Emulator(profile: device.profile, changes: changes.changes, hostMapping: MediaOptions.mapping(to: server))
         emulator.platform = platform
 
         var results: [ProcessResult] = []

@@ -11,6 +11,8 @@ public struct ExtensionState: Sendable {
     public var stagedAttachments: [StagedAttachment] = []
     /// An attachment was asked for (Firebase: `fcm_options.image` is set), so a missing one is a failure.
     public var mediaRequested = false
+    /// Milliseconds spent in named parts of the extension's work, such as "download".
+    public var timings: [String: Double] = [:]
     /// How much the process's resident memory grew while the extension ran, where it could be measured.
     public var memoryPeakBytes: Int?
 

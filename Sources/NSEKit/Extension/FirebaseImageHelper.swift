@@ -21,6 +21,8 @@ public struct FirebaseImageHelper: Sendable {
 
         let download = context.workDirectory.appendingPathComponent("download")
         let profile = context.profile
+        let downloadStarted = ContinuousClock.now
+        defer { state.timings["download"] = downloadStarted.duration(to: .now).milliseconds }
         let fetched: FetchedMedia
         do {
             fetched = try context.fetcher.fetchBlocking(url, to: download, deadline: context.deadline) { head in

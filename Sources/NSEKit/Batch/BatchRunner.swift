@@ -1,0 +1,161 @@
+import Foundation
+
+/// The outcome of a batch: one entry per input (nil for those an interruption left unprocessed) and the summary.
+public struct BatchReport: Sendable {
+    public var inputs: [BatchInput]
+    public var entries: [BatchEntry?]
+    public var summary: BatchSummary
+    /// `OUT/report.json`, when there is an output folder and it could be written.
+    public var reportFile: URL?
+    /// Why `report.json` could not be written, if it could not.
+    public var reportError: String?
+}
+
+/// Runs every input through the same `Emulator` as `nse process`, at most `jobs` at a time, and saves each
+/// result (`OUT/<path relative to its root>/content.json` plus its attachment) as soon as it is complete.
+///
+/// Downloads and validations are shared through one `SharedMediaCache`. Cancelling the task that runs the
+/// batch stops it: no new push starts, transfers in flight abort, results already saved stay, and nothing
+/// half-written is left behind.
+public struct BatchRunner: Sendable {
+    public var emulator: Emulator
+    /// Pushes in flight at once (each holds at most one transfer or one decode).
+    public var jobs: Int
+    /// Where results go; nil keeps only the summary (and whatever the caller renders from the entries).
+    public var outDirectory: URL?
+    /// Push files larger than this are not read: APNs accepts 4 KB, so such a file is a mistake or hostile.
+    public var maxInputBytes = 1 << 20
+
+    public init(emulator: Emulator, jobs: Int, outDirectory: URL?) {
+        self.emulator = emulator
+        self.jobs = max(1, jobs)
+        self.outDirectory = outDirectory
+    }
+
+    /// Processes `inputs`; `onEntry` is called (in completion order, one call at a time) as each is saved.
+    /// Throws only when the batch cannot start (its working folder cannot be made in the output folder).
+    public func run(_ inputs: [BatchInput], onEntry: @Sendable (Int, BatchEntry) -> Void = { _, _ in }) async throws -> BatchReport {
+        let started = ContinuousClock.now
+        let workspace = try BatchWorkspace(outDirectory: outDirectory)
+        defer { workspace.remove() }
+        let cache = try SharedMediaCache(directory: workspace.cache)
+        var configured = emulator
+        configured.mediaCache = cache
+        configured.workRoot = workspace.work
+        let transfers = TransferCancellation()
+        configured.transferCancellation = transfers
+        let emulator = configured
+
+        var entries = [BatchEntry?](repeating: nil, count: inputs.count)
+        var spans = [Range<UInt64>?](repeating: nil, count: inputs.count)
+        await withTaskCancellationHandler {
+            await withTaskGroup(of: (Int, Processed?).self) { group in
+                var next = 0
+                func startNext() {
+                    guard next < inputs.count, !Task.isCancelled else { return }
+                    let index = next
+                    let input = inputs[index]
+                    next += 1
+                    group.addTask { [self] in
+                        (index, await process(input, index: index, emulator: emulator, workspace: workspace))
+                    }
+                }
+                for _ in 0..<jobs { startNext() }
+                for await (index, processed) in group {
+                    if let processed {
+                        entries[index] = processed.entry
+                        spans[index] = processed.span
+                        onEntry(index, processed.entry)
+                    }
+                    startNext()
+                }
+            }
+        } onCancel: {
+            transfers.cancel()
+        }
+
+        let interrupted = Task.isCancelled || entries.contains { $0 == nil }
+        var summary = BatchSummary(
+            entries: entries, media: cache.statistics, jobs: jobs,
+            elapsedMilliseconds: started.duration(to: .now).milliseconds, interrupted: interrupted)
+        summary.peakMemoryBytes = PeakMemory.bytes()
+        var report = BatchReport(inputs: inputs, entries: entries, summary: summary)
+        if let outDirectory {
+            let file = outDirectory.appendingPathComponent("report.json")
+            do {
+                try BatchReportFile.write(summary: summary, spans: spans, from: workspace, to: file)
+                report.reportFile = file
+            } catch {
+                report.reportError = "\(file.path) could not be written: \(error.localizedDescription)"
+            }
+        }
+        return report
+    }
+
+    private struct Processed: Sendable {
+        var entry: BatchEntry
+        var span: Range<UInt64>?
+    }
+
+    /// One push, start to saved result; nil when the batch was cancelled meanwhile (nothing is kept).
+    private func process(_ input: BatchInput, index: Int, emulator: Emulator, workspace: BatchWorkspace) async -> Processed? {
+        let staging = outDirectory.map { _ in workspace.stagingFolder(for: index) }
+        defer { if let staging { try? FileManager.default.removeItem(at: staging) } }
+
+        var result: ProcessResult
+        if let problem = refusal(of: input) {
+            result = problem
+        } else {
+            result = await emulator.process(file: input.file, attachmentDirectory: staging)
+        }
+        // A result finished after Ctrl-C may hold a transfer cut short: only complete results are kept.
+        guard !Task.isCancelled else { return nil }
+
+        var span: Range<UInt64>?
+        if let outDirectory, let staging {
+            let destination = outDirectory.appendingPathComponent(input.outputPath)
+            result.relocateAttachments(to: destination)
+            let json = JSONResultRenderer().encode(result)
+            do {
+                try FileManager.default.createDirectory(at: staging, withIntermediateDirectories: true)
+                try BatchWorkspace.write(json, to: staging.appendingPathComponent("content.json"))
+                try workspace.commit(staging, to: destination)
+                span = try workspace.spoolResult(json)
+            } catch {
+                result.diagnostics.append(.warning(.mediaNotSaved, "The result could not be saved to \(destination.path): \(error.localizedDescription). The verdict is unaffected."))
+                span = try? workspace.spoolResult(JSONResultRenderer().encode(result))
+            }
+        }
+        return Processed(entry: BatchEntry(result, outputPath: input.outputPath), span: span)
+    }
+
+    /// A result for an input the emulator must not be handed: a folder that cannot be listed, a huge file.
+    private func refusal(of input: BatchInput) -> ProcessResult? {
+        let path = input.displayPath
+        if let listingError = input.listingError {
+            return ProcessResult(
+                input: path, inputKind: nil, extensionInvoked: false, outcome: .rejected, imageShown: false, content: nil,
+                diagnostics: [.error(.inputUnreadable, "Cannot list the folder \(path): \(listingError). Its push files were not checked; fix its permissions.")],
+                timings: ["total": 0])
+        }
+        var info = stat()
+        guard stat(input.file.path, &info) == 0, Int(info.st_size) > maxInputBytes else { return nil }
+        let size = Int(info.st_size)
+        return ProcessResult(
+            input: path, inputKind: nil, extensionInvoked: false, outcome: .rejected, imageShown: false, content: nil,
+            diagnostics: [.error(.payloadTooLarge, "The file is \(size) bytes. APNs accepts at most 4096 bytes of compact JSON, so this is no push; nse does not read input files over \(maxInputBytes) bytes.")],
+            timings: ["total": 0])
+    }
+}
+
+extension ProcessResult {
+    /// Points saved attachments at their final folder (they were saved into a staging folder first).
+    mutating func relocateAttachments(to folder: URL) {
+        guard var content, content.attachments.contains(where: { $0.file != nil }) else { return }
+        for index in content.attachments.indices {
+            guard let file = content.attachments[index].file else { continue }
+            content.attachments[index].file = folder.appendingPathComponent(URL(fileURLWithPath: file).lastPathComponent).relativePath
+        }
+        self.content = content
+    }
+}

@@ -1,0 +1,131 @@
+import Foundation
+import Synchronization
+
+/// The batch's private folder: working folders, the media cache, results waiting to be moved into place, and
+/// the spool of encoded results that `report.json` is assembled from. Removed when the batch ends.
+///
+/// With an output folder it lives inside it (`OUT/.nse-batch-PID-UUID`, hidden, so a later batch over the same
+/// tree skips it): the same file system, so attachments and result folders move into place by rename.
+final class BatchWorkspace: Sendable {
+    let root: URL
+    var work: URL { root.appendingPathComponent("work") }
+    var cache: URL { root.appendingPathComponent("cache") }
+    private var stage: URL { root.appendingPathComponent("stage") }
+    private var trash: URL { root.appendingPathComponent("trash") }
+    private let spool: ResultSpool?
+    private let nextName = Atomic(0)
+
+    init(outDirectory: URL?) throws {
+        let parent = outDirectory ?? FileManager.default.temporaryDirectory
+        Self.removeAbandoned(in: parent)
+        root = parent.appendingPathComponent(".nse-batch-\(getpid())-\(UUID().uuidString)")
+        for folder in [root.appendingPathComponent("work"), root.appendingPathComponent("stage"), root.appendingPathComponent("trash")] {
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        }
+        spool = outDirectory == nil ? nil : try ResultSpool(file: root.appendingPathComponent("results.spool"))
+    }
+
+    /// Removes the workspaces of batches that were killed (SIGKILL, a crash) before they could clean up:
+    /// those whose process no longer exists. A batch still running keeps its own.
+    private static func removeAbandoned(in parent: URL) {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: parent.path)) ?? []
+        for name in names where name.hasPrefix(".nse-batch-") {
+            let fields = name.dropFirst(".nse-batch-".count).split(separator: "-", maxSplits: 1)
+            guard let pid = fields.first.flatMap({ pid_t($0) }), pid > 0, pid != getpid(),
+                  kill(pid, 0) != 0, errno == ESRCH else { continue }
+            try? FileManager.default.removeItem(at: parent.appendingPathComponent(name))
+        }
+    }
+
+    /// A fresh folder for one push's result, to be committed or discarded.
+    func stagingFolder(for index: Int) -> URL {
+        stage.appendingPathComponent(String(index))
+    }
+
+    /// Puts the staged folder where the result belongs, replacing what a previous run left there.
+    ///
+    /// The old folder is first renamed aside, so a reader sees the old complete result, then the new complete
+    /// one; never a mix of the two or a half-written file.
+    func commit(_ staged: URL, to destination: URL) throws {
+        try FileManager.default.createDirectory(at: destination.deletingLastPathComponent(), withIntermediateDirectories: true)
+        if rename(staged.path, destination.path) == 0 { return }
+        guard [EEXIST, ENOTEMPTY, ENOTDIR, EISDIR].contains(errno) else { throw Self.posixError(destination) }
+        let aside = trash.appendingPathComponent(String(nextName.add(1, ordering: .relaxed).newValue))
+        guard rename(destination.path, aside.path) == 0 else { throw Self.posixError(destination) }
+        guard rename(staged.path, destination.path) == 0 else {
+            let error = Self.posixError(destination)
+            _ = rename(aside.path, destination.path)
+            throw error
+        }
+        try? FileManager.default.removeItem(at: aside)
+    }
+
+    /// Writes a new file in a staging folder. Not `Data.write(to:)`, which calls fsync(2): a sync per push
+    /// made the batch wait on the disk, and the folder is only published (renamed) once the file is complete.
+    static func write(_ data: Data, to file: URL) throws {
+        let descriptor = open(file.path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        guard descriptor >= 0 else { throw posixError(file) }
+        defer { close(descriptor) }
+        try data.withUnsafeBytes { buffer in
+            var offset = 0
+            while offset < buffer.count {
+                let written = Foundation.write(descriptor, buffer.baseAddress! + offset, buffer.count - offset)
+                if written < 0 {
+                    if errno == EINTR { continue }
+                    throw posixError(file)
+                }
+                offset += written
+            }
+        }
+    }
+
+    /// Keeps a result's JSON for the report; returns where it is in the spool.
+    func spoolResult(_ json: Data) throws -> Range<UInt64>? {
+        try spool?.append(json)
+    }
+
+    func spooledResult(_ span: Range<UInt64>) throws -> Data {
+        guard let spool else { return Data() }
+        return try spool.read(span)
+    }
+
+    func remove() {
+        spool?.close()
+        try? FileManager.default.removeItem(at: root)
+    }
+
+    private static func posixError(_ url: URL) -> CocoaError {
+        CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: url.path, NSLocalizedDescriptionKey: String(cString: strerror(errno))])
+    }
+}
+
+/// An append-only file of encoded results: the batch holds offsets, not results.
+final class ResultSpool: Sendable {
+    private let handle: Mutex<FileHandle>
+
+    init(file: URL) throws {
+        guard FileManager.default.createFile(atPath: file.path, contents: nil) else {
+            throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: file.path])
+        }
+        handle = Mutex(try FileHandle(forUpdating: file))
+    }
+
+    func append(_ data: Data) throws -> Range<UInt64> {
+        try handle.withLock { handle in
+            let start = try handle.seekToEnd()
+            try handle.write(contentsOf: data)
+            return start..<(start + UInt64(data.count))
+        }
+    }
+
+    func read(_ span: Range<UInt64>) throws -> Data {
+        try handle.withLock { handle in
+            try handle.seek(toOffset: span.lowerBound)
+            return try handle.read(upToCount: Int(span.count)) ?? Data()
+        }
+    }
+
+    func close() {
+        handle.withLock { try? $0.close() }
+    }
+}

@@ -1,0 +1,151 @@
+import Foundation
+import Synchronization
+
+/// The media a batch has already downloaded and validated, so a URL used by many pushes is fetched once and
+/// its file decoded once, while each push still gets its own attachment file and its own result.
+///
+/// Downloads are keyed by URL (with the device profile and host mapping, which decide how it is fetched);
+/// validations by the files' SHA-256 and everything else the verdict depends on, so two URLs serving the same
+/// bytes are decoded once too. A push asking for a URL whose download is in flight waits for that download
+/// rather than starting its own. No HTTP revalidation (ETag, Last-Modified) is done: within one batch a URL
+/// is fetched once.
+///
+/// A download's outcome is shared whatever it is, time-outs included: the first push's transfer had the
+/// whole time budget (pushes of a batch share one profile, and a push fetches at once), so a later push would
+/// have timed out too. Only cancelled transfers and local write failures are retried.
+///
+/// The cache assumes its one caller's size-limit rule, which depends only on the response and the profile
+/// (Firebase's helper). Files live in `directory` until the batch removes it.
+public final class SharedMediaCache: Sendable {
+    /// How much the cache saved.
+    public struct Statistics: Sendable, Hashable, Codable {
+        /// Pushes that asked for a download.
+        public var downloadsRequested = 0
+        /// Transfers made.
+        public var downloadsMade = 0
+        /// Pushes whose attachments were validated.
+        public var validationsRequested = 0
+        /// Validations run (every row decoded).
+        public var validationsMade = 0
+    }
+
+    struct DownloadKey: Hashable, Sendable {
+        var url: String
+        var profile: DeviceProfile
+        var hostMapping: MediaHostMapping?
+    }
+
+    /// Everything `SystemValidation` looks at, apart from the bytes themselves, which the SHA-256 stands for.
+    struct ValidationKey: Hashable, Sendable {
+        struct Item: Hashable, Sendable {
+            var sha256: String
+            var identifier: String
+            var fileName: String
+            var bytes: Int
+            var typeIdentifier: String
+            var format: MediaFormat
+            var mimeType: String?
+        }
+
+        var items: [Item]
+        var profile: DeviceProfile
+    }
+
+    struct Validation: Sendable {
+        var kept: [Attachment]
+        var diagnostics: [Diagnostic]
+    }
+
+    public let directory: URL
+    private let downloads = BlockingSingleFlight<DownloadKey, Result<FetchedMedia, MediaFetchError>>()
+    private let validations = SingleFlight<ValidationKey, Validation>()
+    private let counters = Mutex(Statistics())
+    private let nextFile = Atomic(0)
+    private let decoding = DecodingThreads()
+
+    /// Keeps the cached files in `directory`, which is created if needed.
+    public init(directory: URL) throws {
+        self.directory = directory
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    }
+
+    public var statistics: Statistics {
+        counters.withLock { $0 }
+    }
+
+    /// `fetcher.fetchBlocking(url, to: destination, ...)`, done once per URL: `destination` receives a hard
+    /// link to (or, across file systems, a copy of) the cached file. Blocks the calling thread, as the fetch does.
+    func fetch(
+        _ url: URL, to destination: URL, using fetcher: MediaFetcher, deadline: ContinuousClock.Instant,
+        sizeLimit: @escaping @Sendable (ResponseHead) -> Int
+    ) throws(MediaFetchError) -> FetchedMedia {
+        let key = DownloadKey(url: url.absoluteString, profile: fetcher.profile, hostMapping: fetcher.hostMapping)
+        let answer = downloads.value(for: key, keep: Self.isShareable) {
+            let file = directory.appendingPathComponent("media-\(nextFile.add(1, ordering: .relaxed).newValue)")
+            do throws(MediaFetchError) {
+                return .success(try fetcher.fetchBlocking(url, to: file, deadline: deadline, sizeLimit: sizeLimit))
+            } catch {
+                try? FileManager.default.removeItem(at: file)
+                return .failure(error)
+            }
+        }
+        counters.withLock { counters in
+            counters.downloadsRequested += 1
+            if !answer.shared { counters.downloadsMade += 1 }
+        }
+        var media = try answer.value.get()
+        do {
+            try Self.link(media.file, to: destination)
+        } catch {
+            throw .cannotSave("cannot copy the downloaded file to \(destination.path): \(error.localizedDescription)")
+        }
+        media.file = destination
+        return media
+    }
+
+    /// `SystemValidation.validate(staged, profile:)`, run once per distinct set of files.
+    func validation(of staged: [StagedAttachment], profile: DeviceProfile) async -> (kept: [Attachment], diagnostics: [Diagnostic]) {
+        guard !staged.isEmpty else { return ([], []) }
+        counters.withLock { $0.validationsRequested += 1 }
+        let items = staged.map { item in
+            ValidationKey.Item(
+                sha256: item.attachment.sha256, identifier: item.attachment.identifier,
+                fileName: item.localFile.lastPathComponent, bytes: item.attachment.bytes,
+                typeIdentifier: item.attachmentType.identifier, format: item.format, mimeType: item.mimeType)
+        }
+        let validate = { [decoding] in
+            await decoding.run {
+                let (kept, diagnostics) = SystemValidation.validate(staged, profile: profile)
+                return Validation(kept: kept, diagnostics: diagnostics)
+            }
+        }
+        // A file without a digest cannot be recognised again: validate it on its own.
+        guard items.allSatisfy({ !$0.sha256.isEmpty }) else {
+            counters.withLock { $0.validationsMade += 1 }
+            let validation = await validate()
+            return (validation.kept, validation.diagnostics)
+        }
+        let answer = await validations.value(for: ValidationKey(items: items, profile: profile), keep: { _ in true }) {
+            counters.withLock { $0.validationsMade += 1 }
+            return await validate()
+        }
+        // Only a cancelled wait has no answer; validating here keeps the verdict right regardless.
+        let validation: Validation
+        if let answer { validation = answer.value } else { validation = await validate() }
+        return (validation.kept, validation.diagnostics)
+    }
+
+    private static func isShareable(_ result: Result<FetchedMedia, MediaFetchError>) -> Bool {
+        switch result {
+        case .failure(.cancelled), .failure(.cannotSave): false
+        default: true
+        }
+    }
+
+    /// A hard link costs no copy; a cache on another file system than the destination falls back to copying.
+    private static func link(_ source: URL, to destination: URL) throws {
+        try? FileManager.default.removeItem(at: destination)
+        if Foundation.link(source.path, destination.path) == 0 { return }
+        try FileManager.default.copyItem(at: source, to: destination)
+    }
+}

@@ -1,0 +1,44 @@
+import Foundation
+import NSEKit
+
+/// The least time the batch could take: decoding the same images with the same libraries (ImageDecoder over
+/// libjpeg-turbo, libpng and giflib, every row of every frame), on every core, with nothing else to do.
+enum DecodeFloor {
+    static func measure(_ files: [URL], threads: Int) -> Duration {
+        let formats = files.map { file -> MediaFormat in
+            let handle = FileHandle(forReadingAtPath: file.path)
+            defer { try? handle?.close() }
+            return MediaFormat.sniff(Array(handle?.readData(ofLength: MediaFormat.sniffLength) ?? Data()))
+        }
+        let next = Counter()
+        let started = ContinuousClock.now
+        let group = DispatchGroup()
+        for _ in 0..<threads {
+            group.enter()
+            let thread = Thread {
+                while let index = next.take(below: files.count) {
+                    _ = try? ImageDecoder.decode(files[index], as: formats[index], maxPixels: 100_000_000)
+                }
+                group.leave()
+            }
+            thread.start()
+        }
+        group.wait()
+        return started.duration(to: .now)
+    }
+}
+
+/// Hands out 0, 1, 2... to the decoding threads.
+final class Counter: @unchecked Sendable {
+    // Guarded by `lock`.
+    private var value = 0
+    private let lock = NSLock()
+
+    func take(below limit: Int) -> Int? {
+        lock.withLock {
+            guard value < limit else { return nil }
+            defer { value += 1 }
+            return value
+        }
+    }
+}

@@ -1,0 +1,109 @@
+import ArgumentParser
+import Foundation
+import NSEKit
+
+struct BatchCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "batch",
+        abstract: "Run every push file under folders through the emulated extension, concurrently, for CI.",
+        discussion: """
+            Walks the folders (recursively) for .json and .apns files, processes each as `nse process` does and, \
+            with --out, saves OUT/<path under its folder>/content.json with its attachment, and OUT/report.json. \
+            Exit status: 0 when every push passes, 1 when any fails verification, 2 for usage errors or an \
+            unreadable input, 130 when interrupted (Ctrl-C; results already saved stay).
+            """
+    )
+
+    @Argument(help: "Folders to walk (and single push files).", completion: .directory)
+    var paths: [String]
+
+    @Option(help: ArgumentHelp("Save each result as DIR/<path relative to its folder>/content.json with its attachment, and DIR/report.json.", valueName: "dir"))
+    var out: String?
+
+    @Option(help: ArgumentHelp("Pushes processed at once.", valueName: "n"))
+    var jobs = 8
+
+    @Option(help: ArgumentHelp("Also write JUnit XML (one test case per push) to this file.", valueName: "file"))
+    var junit: String?
+
+    @Flag(help: "No progress bar and no line per file: only the summary.")
+    var quiet = false
+
+    @OptionGroup
+    var media: MediaOptions
+
+    @OptionGroup(title: "Content changes")
+    var changes: ContentChangeOptions
+
+    @OptionGroup(title: "Device assumptions")
+    var device: DeviceOptions
+
+    func validate() throws {
+        guard !paths.isEmpty else { throw ValidationError("Name at least one folder of push files.") }
+        guard (1...256).contains(jobs) else { throw ValidationError("--jobs must be between 1 and 256.") }
+    }
+
+    /// A problem with what the user named, found after parsing: said on stderr, exit status 2.
+    private static func usageError(_ message: String) -> ExitCode {
+        FileHandle.standardError.write(Data("Error: \(message)\n".utf8))
+        return ExitCode(2)
+    }
+
+    func run() async throws {
+        let outDirectory = out.map { URL(fileURLWithPath: $0) }
+        let inputs: [BatchInput]
+        do {
+            inputs = try BatchInputDiscovery.discover(paths, excluding: outDirectory.map { [$0] } ?? [])
+        } catch {
+            throw Self.usageError(error.description)
+        }
+        guard !inputs.isEmpty else {
+            throw Self.usageError("No .json or .apns files under \(paths.joined(separator: ", ")).")
+        }
+        if let outDirectory {
+            do {
+                try FileManager.default.createDirectory(at: outDirectory, withIntermediateDirectories: true)
+            } catch {
+                throw Self.usageError("cannot create the output folder \(outDirectory.path): \(error.localizedDescription)")
+            }
+        }
+
+        let server = try media.startServer()
+        defer { server?.stop() }
+        let emulator = Emulator(profile: device.profile, changes: changes.changes, hostMapping: MediaOptions.mapping(to: server))
+        let runner = BatchRunner(emulator: emulator, jobs: jobs, outDirectory: outDirectory)
+
+        let display = quiet ? BatchProgress.Mode.silent
+            : isatty(STDOUT_FILENO) != 0 && isatty(STDERR_FILENO) != 0 ? .bar : .lines
+        let progress = BatchProgress(total: inputs.count, mode: display)
+        let batch = Task { try await runner.run(inputs) { index, entry in progress.record(index, entry) } }
+        let interruption = Interruption { batch.cancel() }
+        let report: BatchReport
+        do {
+            report = try await batch.value
+        } catch {
+            throw Self.usageError("cannot write results to \(out ?? ""): \(error.localizedDescription)")
+        }
+        interruption.stopListening()
+        progress.finish()
+
+        var summary = BatchTextRenderer().summary(report.summary)
+        if let reportFile = report.reportFile { summary += "\nresults: \(outDirectory?.relativePath ?? "")/  report: \(reportFile.relativePath)" }
+        var problems = report.reportError.map { [$0] } ?? []
+        if let junit {
+            let file = URL(fileURLWithPath: junit)
+            do {
+                try AtomicFile.write(Data(JUnitRenderer().render(report).utf8), to: file)
+                summary += "\njunit: \(file.relativePath)"
+            } catch {
+                problems.append("\(file.path) could not be written: \(error.localizedDescription)")
+            }
+        }
+        print(summary)
+        for problem in problems { FileHandle.standardError.write(Data("Error: \(problem)\n".utf8)) }
+
+        // A report CI cannot read is as bad as an input it cannot read: exit 2.
+        let status = interruption.signal.map { 128 + $0 } ?? (problems.isEmpty ? report.summary.exitStatus : 2)
+        if status != 0 { throw ExitCode(status) }
+    }
+}

@@ -1,0 +1,182 @@
+import Foundation
+#if canImport(FoundationXML)
+import FoundationXML
+#endif
+import NSEKit
+import Synchronization
+import Testing
+
+/// `nse batch` end to end: the real executable over the bundled samples and over folders made here.
+struct BatchCommandTests {
+    struct Run {
+        var status: Int32
+        var stdout: String
+        var stderr: String
+    }
+
+    /// Runs `nse` with stdout and stderr piped (so neither is a terminal); `whileRunning` may signal it.
+    ///
+    /// The waiting happens on a thread of its own: blocking one of Swift's two cooperative threads for seconds
+    /// would stall the other suites' batches running meanwhile.
+    private func nse(
+        _ arguments: [String], executable: URL = ProcessCommandTests.executable,
+        whileRunning: @escaping @Sendable (Process) throws -> Void = { _ in }
+    ) async throws -> Run {
+        try await withCheckedThrowingContinuation { continuation in
+            Thread {
+                continuation.resume(with: Result { try runBlocking(arguments, executable: executable, whileRunning: whileRunning) })
+            }.start()
+        }
+    }
+
+    private func runBlocking(_ arguments: [String], executable: URL, whileRunning: (Process) throws -> Void) throws -> Run {
+        let process = Process()
+        process.executableURL = executable
+        process.arguments = arguments
+        process.currentDirectoryURL = ProcessCommandTests.root
+        let out = Pipe()
+        // stderr goes to a file, so neither stream can fill a pipe and block the child while stdout is read.
+        let errFile = FileManager.default.temporaryDirectory.appendingPathComponent("nse-stderr-\(UUID().uuidString)")
+        FileManager.default.createFile(atPath: errFile.path, contents: nil)
+        defer { try? FileManager.default.removeItem(at: errFile) }
+        let err = try FileHandle(forWritingTo: errFile)
+        defer { try? err.close() }
+        process.standardOutput = out
+        process.standardError = err
+        try process.run()
+        try whileRunning(process)
+        let stdout = out.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        let stderr = try Data(contentsOf: errFile)
+        return Run(status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self), stderr: String(decoding: stderr, as: UTF8.self))
+    }
+
+    private func temporaryFolder() throws -> URL {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("nse-batch-cli-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        return folder
+    }
+
+    @Test func theSamplesGiveALinePerFileInOrderReportsAndExitOne() async throws {
+        let out = try temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: out) }
+        let junit = out.appendingPathComponent("junit.xml")
+
+        let run = try await nse(["batch", "samples/payloads", "--media", "samples/media", "--time-budget", "2", "--out", out.path, "--junit", junit.path])
+
+        #expect(run.status == 1, "\(run.stderr)")
+        let samples = try FileManager.default.contentsOfDirectory(atPath: ProcessCommandTests.root.appendingPathComponent("samples/payloads").path)
+            .sorted { Array($0.utf8).lexicographicallyPrecedes(Array($1.utf8)) }
+        let lines = run.stdout.split(separator: "\n").map(String.init)
+        let perFile = lines.prefix { $0.hasPrefix("PASS ") || $0.hasPrefix("FAIL ") || $0.hasPrefix("ERROR") }
+        #expect(perFile.map { $0.split(separator: " ", omittingEmptySubsequences: true)[1] } == samples.map { "samples/payloads/\($0)"[...] })
+        #expect(perFile.contains { $0.hasPrefix("PASS  samples/payloads/jpeg-ok.json  modified, image shown") })
+        #expect(perFile.contains { $0.hasPrefix("FAIL  samples/payloads/webp.json  modified-without-attachment: media.unsupported-format") })
+        #expect(run.stdout.contains("\(samples.count) payloads in "))
+        #expect(run.stdout.contains("failures by code:\n  extension.not-invoked (4)"))
+        #expect(!run.stderr.contains("\r"), "no progress bar when not on a terminal")
+
+        for sample in samples {
+            #expect(FileManager.default.fileExists(atPath: out.appendingPathComponent(sample).appendingPathComponent("content.json").path), "\(sample)")
+        }
+        let report = try JSONSerialization.jsonObject(with: Data(contentsOf: out.appendingPathComponent("report.json"))) as? [String: Any]
+        #expect((report?["results"] as? [Any])?.count == samples.count)
+        let outline = try XMLOutline(Data(contentsOf: junit))
+        #expect(outline.elements("testcase").count == samples.count)
+        #expect(outline.elements("testsuites").first?["failures"] == (report?["summary"] as? [String: Any])?["failed"].map { "\($0)" })
+    }
+
+    /// On a terminal (a pseudo-terminal from util-linux's `script`), a redrawn progress line instead of lines.
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/script")))
+    func aTerminalGetsAProgressBar() async throws {
+        let command = [ProcessCommandTests.executable.path, "batch", "samples/payloads", "--media", "samples/media", "--time-budget", "2"]
+        let run = try await nse(["-qfec", command.joined(separator: " "), "/dev/null"], executable: URL(fileURLWithPath: "/usr/bin/script"))
+
+        let count = try FileManager.default.contentsOfDirectory(
+            atPath: ProcessCommandTests.root.appendingPathComponent("samples/payloads").path).count
+        #expect(run.status == 1, "\(run.stdout)")
+        #expect(run.stdout.contains("\r\u{1B}[K["), "the line is redrawn in place")
+        #expect(run.stdout.contains("/\(count)"))
+        #expect(!run.stdout.contains("PASS "), "no line per file on a terminal")
+        #expect(run.stdout.contains("\(count) payloads in "))
+    }
+
+    @Test func passingPushesExitZeroAndQuietPrintsOnlyTheSummary() async throws {
+        let run = try await nse(["batch", "samples/payloads/jpeg-ok.json", "samples/payloads/png-ok.json", "--media", "samples/media", "--quiet"])
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.stdout.hasPrefix("2 payloads in "))
+        #expect(!run.stdout.contains("PASS"))
+        #expect(run.stdout.contains("passed 2, failed 0, unreadable 0"))
+        #expect(run.stderr.isEmpty)
+    }
+
+    @Test(arguments: [
+        ["batch"], ["batch", "samples/payloads", "--jobs", "0"], ["batch", "samples/does-not-exist"], ["batch", "Sources/NSEMediaServer"],
+        ["batch", "samples/payloads/jpeg-ok.json", "--media", "samples/media", "--out", "/proc/nse-cannot-write-here"],
+        ["batch", "samples/payloads/jpeg-ok.json", "--media", "samples/media", "--junit", "/proc/nse-cannot-write-here/junit.xml"],
+    ])
+    func usageErrorsExitTwo(arguments: [String]) async throws {
+        let run = try await nse(arguments)
+        #expect(run.status == 2)
+        #expect(!run.stderr.isEmpty)
+    }
+
+    @Test func ctrlCStopsCleanlyWithExitStatus130() async throws {
+        let folder = try temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let inputs = folder.appendingPathComponent("in")
+        let out = folder.appendingPathComponent("out")
+        try FileManager.default.createDirectory(at: inputs, withIntermediateDirectories: true)
+        let good = try Data(contentsOf: ProcessCommandTests.root.appendingPathComponent("samples/payloads/jpeg-ok.json"))
+        let stalled = try Data(contentsOf: ProcessCommandTests.root.appendingPathComponent("samples/payloads/slow-cdn.json"))
+        try good.write(to: inputs.appendingPathComponent("a-good.json"))
+        for index in 0..<3 { try stalled.write(to: inputs.appendingPathComponent("b-stalled-\(index).json")) }
+
+        final class Moment: Sendable { let instant = Mutex(ContinuousClock.now) }
+        let signalled = Moment()
+        let run = try await nse(["batch", inputs.path, "--media", "samples/media", "--out", out.path, "--jobs", "4"]) { process in
+            let limit = ContinuousClock.now + .seconds(10)
+            // Once the good push is saved, the stalled ones are waiting on their 30-second budget.
+            while !FileManager.default.fileExists(atPath: out.appendingPathComponent("a-good.json/content.json").path), ContinuousClock.now < limit {
+                usleep(10_000)
+            }
+            usleep(200_000)
+            signalled.instant.withLock { $0 = .now }
+            process.interrupt()
+        }
+        let stopping = signalled.instant.withLock { $0 }.duration(to: .now)
+
+        #expect(run.status == 130, "\(run.stderr)")
+        #expect(stopping < .seconds(5), "in-flight transfers abort at once: \(stopping)")
+        #expect(run.stderr.contains("Interrupted"))
+        #expect(run.stdout.contains("INTERRUPTED: 3 not run"))
+        let entries = try FileManager.default.contentsOfDirectory(atPath: out.path).sorted()
+        #expect(entries == ["a-good.json", "report.json"], "complete results only, nothing half-written")
+    }
+}
+
+/// The elements of an XML document with their attributes; parsing fails on anything not well-formed.
+final class XMLOutline: NSObject, XMLParserDelegate {
+    struct Element {
+        var name: String
+        var attributes: [String: String]
+        subscript(name: String) -> String? { attributes[name] }
+    }
+
+    private(set) var all: [Element] = []
+
+    init(_ data: Data) throws {
+        super.init()
+        let parser = XMLParser(data: data)
+        parser.delegate = self
+        guard parser.parse() else { throw parser.parserError ?? CocoaError(.coderReadCorrupt) }
+    }
+
+    func elements(_ name: String) -> [Element] {
+        all.filter { $0.name == name }
+    }
+
+    func parser(_ parser: XMLParser, didStartElement elementName: String, namespaceURI: String?, qualifiedName: String?, attributes: [String: String] = [:]) {
+        all.append(Element(name: elementName, attributes: attributes))
+    }
+}

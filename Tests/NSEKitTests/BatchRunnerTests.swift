@@ -1,0 +1,190 @@
+import Foundation
+import NSEMediaServer
+import Synchronization
+import Testing
+@testable import NSEKit
+
+/// `BatchRunner` against a real loopback server: layout, atomic replacement, shared downloads, hostile
+/// servers and cancellation.
+struct BatchRunnerTests {
+    @Test func eachResultIsSavedUnderItsRelativePathWithItsAttachment() async throws {
+        let server = try cdn([
+            "/a.jpg": .ok(try Fixture.jpeg(), contentType: "image/jpeg"),
+            "/b.png": .ok(try Fixture.png(), contentType: "image/png"),
+        ])
+        defer { server.stop() }
+        let inputs = try TemporaryFolder()
+        let out = try TemporaryFolder()
+        let tree = PayloadTree(root: inputs.url)
+        try tree.add("fr/sale.json", imageURL: server.baseURL + "/a.jpg")
+        try tree.add("en/sale.json", imageURL: server.baseURL + "/b.png")
+        try tree.add("en/plain.json", imageURL: nil)
+
+        let run = try await runBatch(tree, out: out.url)
+
+        #expect(run.report.entries.map { $0?.outputPath } == ["en/plain.json", "en/sale.json", "fr/sale.json"])
+        #expect(run.report.entries.allSatisfy { $0?.passed == true })
+        #expect(listing(out.url) == [
+            "en", "en/plain.json", "en/plain.json/content.json", "en/sale.json", "en/sale.json/attachment.png",
+            "en/sale.json/content.json", "fr", "fr/sale.json", "fr/sale.json/attachment.jpg", "fr/sale.json/content.json",
+            "report.json",
+        ], "nothing but results: no staging or temporary files")
+        let saved = try JSONDecoder().decode(ProcessResult.self, from: Data(contentsOf: out.file("fr/sale.json/content.json")))
+        #expect(saved.input == inputs.file("fr/sale.json").path)
+        #expect(saved.content?.title == "Sale [b]")
+        let attachment = try #require(saved.content?.attachments.first)
+        #expect(attachment.file == out.file("fr/sale.json/attachment.jpg").path, "the final path, not the staging folder's")
+        #expect(Array(try Data(contentsOf: URL(fileURLWithPath: try #require(attachment.file)))) == (try Fixture.jpeg()))
+    }
+
+    @Test func aRerunReplacesEveryResultFolderWhole() async throws {
+        let server = try cdn([
+            "/a.png": .ok(try Fixture.png(), contentType: "image/png"),
+            "/a.jpg": .ok(try Fixture.jpeg(), contentType: "image/jpeg"),
+        ])
+        defer { server.stop() }
+        let inputs = try TemporaryFolder()
+        let out = try TemporaryFolder()
+        let tree = PayloadTree(root: inputs.url)
+        try tree.add("promo.json", imageURL: server.baseURL + "/a.png")
+        _ = try await runBatch(tree, out: out.url)
+        #expect(listing(out.file("promo.json")) == ["attachment.png", "content.json"])
+        try Data("left by hand".utf8).write(to: out.file("promo.json/stale.txt"))
+
+        try tree.add("promo.json", imageURL: server.baseURL + "/a.jpg", title: "Second")
+        let run = try await runBatch(tree, out: out.url)
+
+        #expect(run.report.summary.passed == 1)
+        #expect(listing(out.url) == ["promo.json", "promo.json/attachment.jpg", "promo.json/content.json", "report.json"])
+        let saved = try JSONDecoder().decode(ProcessResult.self, from: Data(contentsOf: out.file("promo.json/content.json")))
+        #expect(saved.content?.title == "Second [b]")
+    }
+
+    @Test func aKilledBatchsLeftoversAreRemovedByTheNextOne() async throws {
+        let inputs = try TemporaryFolder()
+        let out = try TemporaryFolder()
+        let tree = PayloadTree(root: inputs.url)
+        try tree.add("plain.json", imageURL: nil)
+        // No process has this id (it is above Linux's pid_max); PID 1 always runs.
+        let abandoned = out.file(".nse-batch-2147483646-0A1B/stage/3")
+        let running = out.file(".nse-batch-1-0A1B")
+        for folder in [abandoned, running] { try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true) }
+
+        _ = try await runBatch(tree, out: out.url)
+
+        #expect(listing(out.url) == [".nse-batch-1-0A1B", "plain.json", "plain.json/content.json", "report.json"])
+    }
+
+    @Test func aSharedURLIsDownloadedAndDecodedOnceYetEveryPushGetsItsOwnFile() async throws {
+        let jpeg = try Fixture.jpeg(width: 400, height: 300)
+        let server = try cdn(["/shared.jpg": .ok(jpeg, contentType: "image/jpeg")])
+        defer { server.stop() }
+        let inputs = try TemporaryFolder()
+        let out = try TemporaryFolder()
+        let tree = PayloadTree(root: inputs.url)
+        for index in 0..<12 { try tree.add("p\(index).json", imageURL: server.baseURL + "/shared.jpg") }
+
+        let run = try await runBatch(tree, out: out.url, jobs: 6)
+
+        #expect(server.requests.count == 1, "concurrent pushes wait for the transfer in flight")
+        #expect(run.report.summary.media == SharedMediaCache.Statistics(
+            downloadsRequested: 12, downloadsMade: 1, validationsRequested: 12, validationsMade: 1))
+        #expect(run.report.summary.imagesShown == 12)
+        for index in 0..<12 {
+            let folder = out.file("p\(index).json")
+            #expect(Array(try Data(contentsOf: folder.appendingPathComponent("attachment.jpg"))) == jpeg)
+            let saved = try JSONDecoder().decode(ProcessResult.self, from: Data(contentsOf: folder.appendingPathComponent("content.json")))
+            #expect(saved.content?.attachments.first?.file == folder.appendingPathComponent("attachment.jpg").path)
+            #expect(saved.content?.attachments.first?.width == 400)
+        }
+        // Each push's file is its own: removing one leaves the others.
+        try FileManager.default.removeItem(at: out.file("p0.json/attachment.jpg"))
+        #expect(FileManager.default.fileExists(atPath: out.file("p1.json/attachment.jpg").path))
+    }
+
+    @Test func aStalledServerCostsItsOwnPushesTheirBudgetAndNobodyElseAnything() async throws {
+        let budget: Duration = .seconds(3)
+        let server = try cdn([
+            "/stall.jpg": ServedResponse(headers: [("Content-Type", "image/jpeg")], body: .stall),
+            "/ok.jpg": .ok(try Fixture.jpeg(), contentType: "image/jpeg"),
+        ])
+        defer { server.stop() }
+        let inputs = try TemporaryFolder()
+        let tree = PayloadTree(root: inputs.url)
+        // Sorted first, so the stalled pushes take their job slots before anything else starts.
+        for index in 0..<3 { try tree.add("a-stall-\(index).json", imageURL: server.baseURL + "/stall.jpg") }
+        for index in 0..<20 { try tree.add("b-ok-\(index).json", imageURL: server.baseURL + "/ok.jpg") }
+
+        let started = ContinuousClock.now
+        let run = try await runBatch(tree, out: nil, jobs: 4, profile: loopbackProfile(budget: budget))
+        let elapsed = started.duration(to: .now)
+
+        let stalled = run.completed.filter { $0.entry.input.contains("stall") }
+        let good = run.completed.filter { $0.entry.input.contains("ok") }
+        #expect(stalled.count == 3 && good.count == 20)
+        #expect(stalled.allSatisfy { $0.entry.outcome == .bestAttempt && $0.entry.errors.map(\.code) == [.mediaTimeout, .extensionTimeExpired] })
+        #expect(good.allSatisfy { $0.entry.passed })
+        let lastGood = try #require(good.map(\.at).max())
+        let firstStalled = try #require(stalled.map(\.at).min())
+        #expect(lastGood < firstStalled, "the other pushes all finished while the stalled ones waited")
+        #expect(server.requests.filter { $0.path == "/stall.jpg" }.count == 1, "the time-out is shared, not waited for three times")
+        // A hang guard, not a speed measurement (other suites share the machine): three budgets would be 9 s.
+        #expect(elapsed >= budget && elapsed < budget + .seconds(10), "\(elapsed)")
+    }
+
+    @Test func cancellingKeepsOnlyCompleteResults() async throws {
+        let server = try cdn([
+            "/stall.jpg": ServedResponse(headers: [("Content-Type", "image/jpeg")], body: .stall),
+            "/ok.jpg": .ok(try Fixture.jpeg(), contentType: "image/jpeg"),
+        ])
+        defer { server.stop() }
+        let inputs = try TemporaryFolder()
+        let out = try TemporaryFolder()
+        let tree = PayloadTree(root: inputs.url)
+        for index in 0..<3 { try tree.add("a-ok-\(index).json", imageURL: server.baseURL + "/ok.jpg") }
+        for index in 0..<4 { try tree.add("b-stall-\(index).json", imageURL: server.baseURL + "/stall.jpg?\(index)") }
+        for index in 0..<5 { try tree.add("c-never-\(index).json", imageURL: server.baseURL + "/ok.jpg") }
+        let discovered = try BatchInputDiscovery.discover([tree.root.path])
+
+        let batch = Task { try await runBatch(discovered, out: out.url, jobs: 4, profile: loopbackProfile(budget: .seconds(60))) }
+        // Wait until the four stalled transfers are in flight, then interrupt.
+        let waitLimit = ContinuousClock.now + .seconds(10)
+        while server.requests.filter({ $0.path == "/stall.jpg" }).count < 4, ContinuousClock.now < waitLimit {
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        let cancelled = ContinuousClock.now
+        batch.cancel()
+        let run = try await batch.value
+        let stopping = cancelled.duration(to: .now)
+
+        #expect(stopping < .seconds(5), "transfers in flight abort promptly (libcurl's progress callback runs about once a second): \(stopping)")
+        #expect(run.report.summary.interrupted)
+        #expect(run.report.summary.exitStatus == 130)
+        #expect(run.report.summary.processed == 3 && run.report.summary.notRun == 9)
+        #expect(listing(out.url) == [
+            "a-ok-0.json", "a-ok-0.json/attachment.jpg", "a-ok-0.json/content.json",
+            "a-ok-1.json", "a-ok-1.json/attachment.jpg", "a-ok-1.json/content.json",
+            "a-ok-2.json", "a-ok-2.json/attachment.jpg", "a-ok-2.json/content.json",
+            "report.json",
+        ])
+        let report = try JSONSerialization.jsonObject(with: Data(contentsOf: out.file("report.json"))) as? [String: Any]
+        #expect(report?["interrupted"] as? Bool == true)
+        #expect((report?["results"] as? [Any])?.count == 3)
+    }
+
+    @Test func unlistableFoldersAndOversizedFilesAreFailuresNotReads() async throws {
+        let inputs = try TemporaryFolder()
+        let tree = PayloadTree(root: inputs.url)
+        try tree.write("huge.json", Data(repeating: 0x20, count: 2 << 20))
+        var discovered = try BatchInputDiscovery.discover([tree.root.path])
+        discovered.append(BatchInput(file: inputs.file("locked"), outputPath: "locked", listingError: "Permission denied"))
+
+        let run = try await runBatch(discovered, out: nil)
+
+        let entries = run.report.entries.compactMap { $0 }
+        #expect(entries.map { $0.errors.map(\.code) } == [[.payloadTooLarge], [.inputUnreadable]])
+        #expect(entries.map(\.exitStatus) == [1, 2])
+        #expect(run.report.summary.exitStatus == 2)
+        #expect(run.report.summary.unreadable == 1)
+    }
+}
