@@ -81,8 +81,16 @@ package final class ExtensionEnvironment: @unchecked Sendable {
         }
     }
 
-    /// A fresh folder inside the run's working folder, for one helper call's files.
+    private var workFoldersHandedOut = 0
+
+    /// A folder of its own for one helper call's files: the run's working folder for the first call (the usual
+    /// case, and one folder fewer to create per push), a fresh folder inside it for any later call.
     package func makeWorkFolder() -> URL {
+        let first = lock.withLock {
+            defer { workFoldersHandedOut += 1 }
+            return workFoldersHandedOut == 0
+        }
+        if first { return context.workDirectory }
         let folder = context.workDirectory.appendingPathComponent(UUID().uuidString)
         try? FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         return folder
