@@ -33,20 +33,23 @@ public struct HarnessRunner: ExtensionRunner {
         let instance = Unshared(makeExtension())
         let baseline = measuresMemory ? MemoryGauge.resetPeak() : nil
 
+        let deadline = context.deadline
         Self.onOwnThread("nse.didReceive") {
             environment.withCurrent {
                 instance.value.didReceive(request) { handler.record($0) }
             }
         }
-        var delivered = await handler.waitForFirst(until: context.deadline)
-        let expired = delivered == nil
+        // The budget is kept by a thread of its own, so a busy cooperative pool cannot delay the expiry call.
+        Self.onOwnThread("nse.budget") {
+            guard !handler.waitBlocking(until: deadline) else { return }
+            environment.withCurrent { instance.value.serviceExtensionTimeWillExpire() }
+        }
+        // Calls are judged by when they happened, not by when this task gets to look.
+        let delivered = await handler.waitForFirst(until: deadline + expiryGrace)
+        let expired = handler.firstCall.map { $0 > deadline } ?? true
         if expired {
-            Self.onOwnThread("nse.timeWillExpire") {
-                environment.withCurrent { instance.value.serviceExtensionTimeWillExpire() }
-            }
-            delivered = await handler.waitForFirst(until: .now + expiryGrace)
             // Let helpers that gave up at the same deadline record why, before their findings are read.
-            await environment.waitForHelpers(until: .now + expiryGrace)
+            await environment.waitForHelpers(until: deadline + expiryGrace)
         }
         state.memoryPeakBytes = baseline.flatMap(MemoryGauge.growth(since:))
         state.diagnostics += environment.diagnostics
@@ -100,8 +103,8 @@ private struct Unshared<Value>: @unchecked Sendable {
 
 /// Records content handler calls, from any thread, and lets the harness wait for the first.
 final class ContentHandlerRecorder: @unchecked Sendable {
-    // `lock` guards every field below.
-    private let lock = NSLock()
+    // `lock` guards every field below; waiting threads sleep on it until the first call.
+    private let lock = NSCondition()
     private var first: UNNotificationContent?
     /// When the first call happened: judged against deadlines by the clock, not by when the waiting task runs.
     private var firstAt: ContinuousClock.Instant?
@@ -117,10 +120,26 @@ final class ContentHandlerRecorder: @unchecked Sendable {
             // The phone shows the content as it was when handed over.
             first = content.copy() as? UNNotificationContent ?? content
             firstAt = .now
+            lock.broadcast()
             defer { waiters.removeAll() }
             return waiters
         }
         resumed.forEach { $0.resume() }
+    }
+
+    /// When the first call happened, if it did.
+    var firstCall: ContinuousClock.Instant? { lock.withLock { firstAt } }
+
+    /// Blocks the calling thread until the first call or `deadline`; true when the call came in time.
+    func waitBlocking(until deadline: ContinuousClock.Instant) -> Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        while firstAt == nil {
+            let remaining = ContinuousClock.now.duration(to: deadline)
+            guard remaining > .zero else { break }
+            _ = lock.wait(until: Date(timeIntervalSinceNow: remaining.milliseconds / 1000))
+        }
+        return firstAt.map { $0 <= deadline } ?? false
     }
 
     /// The first content handed over by `deadline`, waiting until then at most.

@@ -8,47 +8,13 @@ import Testing
 
 /// `nse batch` end to end: the real executable over the bundled samples and over folders made here.
 struct BatchCommandTests {
-    struct Run {
-        var status: Int32
-        var stdout: String
-        var stderr: String
-    }
+    typealias Run = ProcessCommandTests.Run
 
-    /// Runs `nse` with stdout and stderr piped (so neither is a terminal); `whileRunning` may signal it.
-    ///
-    /// The waiting happens on a thread of its own: blocking one of Swift's two cooperative threads for seconds
-    /// would stall the other suites' batches running meanwhile.
     private func nse(
         _ arguments: [String], executable: URL = ProcessCommandTests.executable,
         whileRunning: @escaping @Sendable (Process) throws -> Void = { _ in }
     ) async throws -> Run {
-        try await withCheckedThrowingContinuation { continuation in
-            Thread {
-                continuation.resume(with: Result { try runBlocking(arguments, executable: executable, whileRunning: whileRunning) })
-            }.start()
-        }
-    }
-
-    private func runBlocking(_ arguments: [String], executable: URL, whileRunning: (Process) throws -> Void) throws -> Run {
-        let process = Process()
-        process.executableURL = executable
-        process.arguments = arguments
-        process.currentDirectoryURL = ProcessCommandTests.root
-        let out = Pipe()
-        // stderr goes to a file, so neither stream can fill a pipe and block the child while stdout is read.
-        let errFile = FileManager.default.temporaryDirectory.appendingPathComponent("nse-stderr-\(UUID().uuidString)")
-        FileManager.default.createFile(atPath: errFile.path, contents: nil)
-        defer { try? FileManager.default.removeItem(at: errFile) }
-        let err = try FileHandle(forWritingTo: errFile)
-        defer { try? err.close() }
-        process.standardOutput = out
-        process.standardError = err
-        try process.run()
-        try whileRunning(process)
-        let stdout = out.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        let stderr = try Data(contentsOf: errFile)
-        return Run(status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self), stderr: String(decoding: stderr, as: UTF8.self))
+        try await runNSE(arguments, executable: executable, whileRunning: whileRunning)
     }
 
     private func temporaryFolder() throws -> URL {

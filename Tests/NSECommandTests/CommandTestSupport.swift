@@ -1,20 +1,41 @@
 import Foundation
 import Testing
 
-/// Runs the built `nse` from the package root, as ProcessCommandTests does, for the other subcommands' tests.
-func runNSE(_ arguments: [String], stdin: String? = nil) throws -> ProcessCommandTests.Run {
+/// Runs the built `nse` (or another `executable`) from the package root, with stdout piped (so it is not a
+/// terminal); `whileRunning` may signal the process.
+///
+/// The waiting happens on a thread of its own: blocking one of Swift's two cooperative threads for the child's
+/// lifetime would stall the other suites meanwhile, including those that time extensions against their budget.
+func runNSE(
+    _ arguments: [String], executable: URL = ProcessCommandTests.executable,
+    whileRunning: @escaping @Sendable (Process) throws -> Void = { _ in }
+) async throws -> ProcessCommandTests.Run {
+    try await withCheckedThrowingContinuation { continuation in
+        Thread {
+            continuation.resume(with: Result { try runBlocking(arguments, executable: executable, whileRunning: whileRunning) })
+        }.start()
+    }
+}
+
+private func runBlocking(_ arguments: [String], executable: URL, whileRunning: (Process) throws -> Void) throws -> ProcessCommandTests.Run {
     let process = Process()
-    process.executableURL = ProcessCommandTests.executable
+    process.executableURL = executable
     process.arguments = arguments
     process.currentDirectoryURL = ProcessCommandTests.root
     let out = Pipe()
-    let err = Pipe()
+    // stderr goes to a file, so neither stream can fill a pipe and block the child while stdout is read.
+    let errFile = FileManager.default.temporaryDirectory.appendingPathComponent("nse-stderr-\(UUID().uuidString)")
+    FileManager.default.createFile(atPath: errFile.path, contents: nil)
+    defer { try? FileManager.default.removeItem(at: errFile) }
+    let err = try FileHandle(forWritingTo: errFile)
+    defer { try? err.close() }
     process.standardOutput = out
     process.standardError = err
     try process.run()
+    try whileRunning(process)
     let stdout = out.fileHandleForReading.readDataToEndOfFile()
-    let stderr = err.fileHandleForReading.readDataToEndOfFile()
     process.waitUntilExit()
+    let stderr = try Data(contentsOf: errFile)
     return ProcessCommandTests.Run(
         status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self), stderr: String(decoding: stderr, as: UTF8.self))
 }

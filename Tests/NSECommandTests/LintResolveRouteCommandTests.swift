@@ -4,8 +4,8 @@ import Testing
 
 /// `nse lint`, `nse resolve` and `nse route` end to end: exit statuses and the JSON each prints.
 struct LintCommandTests {
-    @Test func aGoodPayloadExitsZero() throws {
-        let run = try runNSE(["lint", "samples/payloads/jpeg-ok.json", "--format", "json"])
+    @Test func aGoodPayloadExitsZero() async throws {
+        let run = try await runNSE(["lint", "samples/payloads/jpeg-ok.json", "--format", "json"])
         #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
         let report = try decodeJSON(LintReport.self, run.stdout)
         #expect(report.diagnostics.isEmpty)
@@ -14,29 +14,29 @@ struct LintCommandTests {
         #expect(!report.rejected)
     }
 
-    @Test func warningsAloneExitZero() throws {
-        let run = try runNSE(["lint", "samples/payloads/misspelled-mutable-content.json", "--format", "json"])
+    @Test func warningsAloneExitZero() async throws {
+        let run = try await runNSE(["lint", "samples/payloads/misspelled-mutable-content.json", "--format", "json"])
         #expect(run.status == 0)
         #expect(try decodeJSON(LintReport.self, run.stdout).diagnostics.map(\.code) == [.lintApsUnknownKey])
     }
 
-    @Test func anErrorExitsOne() throws {
+    @Test func anErrorExitsOne() async throws {
         let file = try ScratchFile("bad.json", #"{"headers": {"apns-push-type": "background", "apns-priority": "10"}, "payload": {"aps": {"content-available": 1, "badge": "1"}}}"#)
-        let run = try runNSE(["lint", file.path, "--format", "json"])
+        let run = try await runNSE(["lint", file.path, "--format", "json"])
         #expect(run.status == 1)
         let report = try decodeJSON(LintReport.self, run.stdout)
         #expect(Set(report.diagnostics.map(\.code)) == [.lintApsBadgeType, .lintHeaderPushTypeMismatch, .lintHeaderPriorityMismatch])
     }
 
-    @Test func severalFilesGiveAnArrayAndTheWorstStatus() throws {
-        let run = try runNSE(["lint", "samples/payloads/png-ok.json", "samples/payloads/does-not-exist.json", "--format", "json"])
+    @Test func severalFilesGiveAnArrayAndTheWorstStatus() async throws {
+        let run = try await runNSE(["lint", "samples/payloads/png-ok.json", "samples/payloads/does-not-exist.json", "--format", "json"])
         #expect(run.status == 2)
         let reports = try decodeJSON([LintReport].self, run.stdout)
         #expect(reports.map(\.exitStatus) == [0, 2])
     }
 
-    @Test func textNamesTheVerdictAndTheSize() throws {
-        let run = try runNSE(["lint", "samples/payloads/payload-too-large.json", "--format", "text"])
+    @Test func textNamesTheVerdictAndTheSize() async throws {
+        let run = try await runNSE(["lint", "samples/payloads/payload-too-large.json", "--format", "text"])
         #expect(run.status == 1)
         #expect(run.stdout.contains("REJECTED"))
         #expect(run.stdout.contains("of 4096 bytes"))
@@ -44,8 +44,8 @@ struct LintCommandTests {
     }
 
     @Test(arguments: [["lint"], ["lint", "x.json", "--format", "xml"]])
-    func usageErrorsExitTwo(arguments: [String]) throws {
-        let run = try runNSE(arguments)
+    func usageErrorsExitTwo(arguments: [String]) async throws {
+        let run = try await runNSE(arguments)
         #expect(run.status == 2)
         #expect(!run.stderr.isEmpty)
     }
@@ -60,9 +60,9 @@ struct ResolveCommandTests {
           "apns": {"payload": {"aps": {"alert": {"body": "iOS Body"}}, "url": "iOS Url"}}}}
         """
 
-    @Test func theWorkedExampleForBothPlatforms() throws {
+    @Test func theWorkedExampleForBothPlatforms() async throws {
         let file = try ScratchFile("example.json", Self.workedExample)
-        let run = try runNSE(["resolve", file.path, "--format", "json"])
+        let run = try await runNSE(["resolve", file.path, "--format", "json"])
         #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
         let report = try decodeJSON(ResolutionReport.self, run.stdout)
         #expect(report.android?.notification?["title"] == .string("Android Title"))
@@ -72,47 +72,47 @@ struct ResolveCommandTests {
     }
 
     @Test(arguments: [("ios", true, false), ("android", false, true), ("both", true, true)])
-    func platformSelectsTheSides(platform: String, ios: Bool, android: Bool) throws {
-        let run = try runNSE(["resolve", "samples/payloads/fcm-v1-message.json", "--platform", platform, "--format", "json"])
+    func platformSelectsTheSides(platform: String, ios: Bool, android: Bool) async throws {
+        let run = try await runNSE(["resolve", "samples/payloads/fcm-v1-message.json", "--platform", platform, "--format", "json"])
         #expect(run.status == 0)
         let report = try decodeJSON(ResolutionReport.self, run.stdout)
         #expect((report.ios != nil) == ios)
         #expect((report.android != nil) == android)
     }
 
-    @Test func aMessageFCMRefusesExitsOne() throws {
+    @Test func aMessageFCMRefusesExitsOne() async throws {
         let file = try ScratchFile("bad.json", #"{"message": {"token": "t", "data": {"count": 3}}}"#)
-        let run = try runNSE(["resolve", file.path, "--format", "json"])
+        let run = try await runNSE(["resolve", file.path, "--format", "json"])
         #expect(run.status == 1)
         let report = try decodeJSON(ResolutionReport.self, run.stdout)
         #expect(report.rejected)
         #expect(report.diagnostics.map(\.code) == [.fcmDataNotString])
     }
 
-    @Test func theInferredImageIsAWarningAndExitsZero() throws {
-        let run = try runNSE(["resolve", "samples/payloads/fcm-v1-notification-image.json", "--format", "json"])
+    @Test func theInferredImageIsAWarningAndExitsZero() async throws {
+        let run = try await runNSE(["resolve", "samples/payloads/fcm-v1-notification-image.json", "--format", "json"])
         #expect(run.status == 0)
         #expect(try decodeJSON(ResolutionReport.self, run.stdout).diagnostics.map(\.code) == [.fcmInferredImage])
     }
 
-    @Test func textShowsBothSides() throws {
+    @Test func textShowsBothSides() async throws {
         let file = try ScratchFile("example.json", Self.workedExample)
-        let run = try runNSE(["resolve", file.path, "--format", "text"])
+        let run = try await runNSE(["resolve", file.path, "--format", "text"])
         #expect(run.stdout.contains("iOS receives"))
         #expect(run.stdout.contains("Android receives"))
         #expect(run.stdout.contains("\"Android Title\""))
     }
 
     @Test(arguments: [["resolve", "x.json", "--platform", "web"], ["resolve", "samples/payloads/nope.json"]])
-    func usageErrorsAndUnreadableFilesExitTwo(arguments: [String]) throws {
-        #expect(try runNSE(arguments).status == 2)
+    func usageErrorsAndUnreadableFilesExitTwo(arguments: [String]) async throws {
+        #expect(try await runNSE(arguments).status == 2)
     }
 }
 
 struct RouteCommandTests {
     @Test(arguments: [("foreground", PlatformRoute.Receiver.onMessageReceived), ("background", .systemTray)])
-    func anFCMMessageHasBothRoutes(state: String, android: PlatformRoute.Receiver) throws {
-        let run = try runNSE(["route", "samples/payloads/fcm-v1-message.json", "--app-state", state, "--format", "json"])
+    func anFCMMessageHasBothRoutes(state: String, android: PlatformRoute.Receiver) async throws {
+        let run = try await runNSE(["route", "samples/payloads/fcm-v1-message.json", "--app-state", state, "--format", "json"])
         #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
         let report = try decodeJSON(RouteReport.self, run.stdout)
         #expect(report.appState.rawValue == state)
@@ -121,32 +121,32 @@ struct RouteCommandTests {
         #expect(report.ios?.serviceExtension == true)
     }
 
-    @Test func anAPNsPayloadHasOnlyAnIOSRoute() throws {
-        let run = try runNSE(["route", "samples/payloads/silent-push.json", "--app-state", "background", "--format", "json"])
+    @Test func anAPNsPayloadHasOnlyAnIOSRoute() async throws {
+        let run = try await runNSE(["route", "samples/payloads/silent-push.json", "--app-state", "background", "--format", "json"])
         #expect(run.status == 0)
         let report = try decodeJSON(RouteReport.self, run.stdout)
         #expect(report.android == nil)
         #expect(report.ios?.receiver == .didReceiveRemoteNotification)
     }
 
-    @Test func aRefusedMessageExitsOne() throws {
+    @Test func aRefusedMessageExitsOne() async throws {
         let file = try ScratchFile("bad.json", #"{"message": {"notification": {"title": "T"}}}"#)
-        let run = try runNSE(["route", file.path, "--app-state", "background", "--format", "json"])
+        let run = try await runNSE(["route", file.path, "--app-state", "background", "--format", "json"])
         #expect(run.status == 1)
         let report = try decodeJSON(RouteReport.self, run.stdout)
         #expect(report.ios?.receiver == .notDelivered)
         #expect(report.android?.receiver == .notDelivered)
     }
 
-    @Test func textNamesTheReceivers() throws {
-        let run = try runNSE(["route", "samples/payloads/fcm-v1-message.json", "--app-state", "background", "--format", "text"])
+    @Test func textNamesTheReceivers() async throws {
+        let run = try await runNSE(["route", "samples/payloads/fcm-v1-message.json", "--app-state", "background", "--format", "text"])
         #expect(run.stdout.contains("iOS: mixed -> system-notification"))
         #expect(run.stdout.contains("Android: mixed -> system-tray"))
     }
 
     @Test(arguments: [["route", "samples/payloads/fcm-v1-message.json"], ["route", "x.json", "--app-state", "asleep"]])
-    func usageErrorsExitTwo(arguments: [String]) throws {
-        let run = try runNSE(arguments)
+    func usageErrorsExitTwo(arguments: [String]) async throws {
+        let run = try await runNSE(arguments)
         #expect(run.status == 2)
         #expect(!run.stderr.isEmpty)
     }
@@ -154,8 +154,8 @@ struct RouteCommandTests {
 
 /// `nse process --platform`: the Android section of the result, end to end against the bundled media.
 struct ProcessPlatformCommandTests {
-    @Test func bothChecksEachSideItsOwnImage() throws {
-        let run = try runNSE(["process", "samples/payloads/fcm-v1-android-image.json", "--media", "samples/media", "--platform", "both", "--format", "json"])
+    @Test func bothChecksEachSideItsOwnImage() async throws {
+        let run = try await runNSE(["process", "samples/payloads/fcm-v1-android-image.json", "--media", "samples/media", "--platform", "both", "--format", "json"])
         #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
         let result = try decodeJSON(ProcessResult.self, run.stdout)
         #expect(result.imageShown)
@@ -165,8 +165,8 @@ struct ProcessPlatformCommandTests {
         #expect(result.android?.notification?["channel_id"] == .string("promotions"))
     }
 
-    @Test func androidOnlyIsNotEmulatedOnIOS() throws {
-        let run = try runNSE(["process", "samples/payloads/fcm-v1-notification-image.json", "--media", "samples/media", "--platform", "android", "--format", "json"])
+    @Test func androidOnlyIsNotEmulatedOnIOS() async throws {
+        let run = try await runNSE(["process", "samples/payloads/fcm-v1-notification-image.json", "--media", "samples/media", "--platform", "android", "--format", "json"])
         #expect(run.status == 0)
         let result = try decodeJSON(ProcessResult.self, run.stdout)
         #expect(result.outcome == .notEmulated)
@@ -174,14 +174,14 @@ struct ProcessPlatformCommandTests {
         #expect(result.android?.imageShown == true)
     }
 
-    @Test func theDefaultHasNoAndroidSection() throws {
-        let run = try runNSE(["process", "samples/payloads/fcm-v1-android-image.json", "--media", "samples/media", "--format", "json"])
+    @Test func theDefaultHasNoAndroidSection() async throws {
+        let run = try await runNSE(["process", "samples/payloads/fcm-v1-android-image.json", "--media", "samples/media", "--format", "json"])
         #expect(run.status == 0)
         #expect(!run.stdout.contains("\"android\""))
     }
 
-    @Test func aLintRefusalIsRejected() throws {
-        let run = try runNSE(["process", "samples/payloads/lint-errors.json", "--format", "json"])
+    @Test func aLintRefusalIsRejected() async throws {
+        let run = try await runNSE(["process", "samples/payloads/lint-errors.json", "--format", "json"])
         #expect(run.status == 1)
         let result = try decodeJSON(ProcessResult.self, run.stdout)
         #expect(result.outcome == .rejected)

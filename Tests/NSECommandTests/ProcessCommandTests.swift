@@ -22,16 +22,16 @@ struct ProcessCommandTests {
         var stderr: String
     }
 
-    private func nse(_ arguments: [String]) throws -> Run {
-        try runNSE(arguments)
+    private func nse(_ arguments: [String]) async throws -> Run {
+        try await runNSE(arguments)
     }
 
     private func decode<T: Decodable>(_ type: T.Type, _ text: String) throws -> T {
         try decodeJSON(type, text)
     }
 
-    @Test func aGoodPushExitsZeroWithTheJSONResult() throws {
-        let run = try nse(["process", "samples/payloads/jpeg-ok.json", "--media", "samples/media", "--title-suffix", " [modified]", "--format", "json"])
+    @Test func aGoodPushExitsZeroWithTheJSONResult() async throws {
+        let run = try await nse(["process", "samples/payloads/jpeg-ok.json", "--media", "samples/media", "--title-suffix", " [modified]", "--format", "json"])
         #expect(run.status == 0, "\(run.stderr)")
         let result = try decode(ProcessResult.self, run.stdout)
         #expect(result.outcome == .modified)
@@ -40,15 +40,15 @@ struct ProcessCommandTests {
         #expect(result.content?.title.hasSuffix(" [modified]") == true)
     }
 
-    @Test func aFailingPushExitsOne() throws {
-        let run = try nse(["process", "samples/payloads/webp.json", "--media", "samples/media", "--format", "json"])
+    @Test func aFailingPushExitsOne() async throws {
+        let run = try await nse(["process", "samples/payloads/webp.json", "--media", "samples/media", "--format", "json"])
         #expect(run.status == 1)
         let result = try decode(ProcessResult.self, run.stdout)
         #expect(result.diagnostics.map(\.code) == [.mediaUnsupportedFormat])
     }
 
-    @Test func anUnreadableFileExitsTwo() throws {
-        let run = try nse(["process", "samples/payloads/does-not-exist.json", "--format", "json"])
+    @Test func anUnreadableFileExitsTwo() async throws {
+        let run = try await nse(["process", "samples/payloads/does-not-exist.json", "--format", "json"])
         #expect(run.status == 2)
         let result = try decode(ProcessResult.self, run.stdout)
         #expect(result.diagnostics.map(\.code) == [.inputUnreadable])
@@ -56,24 +56,24 @@ struct ProcessCommandTests {
     }
 
     @Test(arguments: [["process"], ["process", "x.json", "--time-budget", "0"], ["process", "x.json", "--megabyte", "1024"], ["frobnicate"]])
-    func usageErrorsExitTwo(arguments: [String]) throws {
-        let run = try nse(arguments)
+    func usageErrorsExitTwo(arguments: [String]) async throws {
+        let run = try await nse(arguments)
         #expect(run.status == 2)
         #expect(!run.stderr.isEmpty)
     }
 
-    @Test func severalFilesGiveAnArrayAndTheWorstStatus() throws {
-        let run = try nse(["process", "samples/payloads/png-ok.json", "samples/payloads/invalid-json.json", "--media", "samples/media", "--format", "json"])
+    @Test func severalFilesGiveAnArrayAndTheWorstStatus() async throws {
+        let run = try await nse(["process", "samples/payloads/png-ok.json", "samples/payloads/invalid-json.json", "--media", "samples/media", "--format", "json"])
         #expect(run.status == 1)
         let results = try decode([ProcessResult].self, run.stdout)
         #expect(results.map(\.outcome) == [.modified, .rejected])
     }
 
-    @Test func outWritesContentAndAttachmentAtomically() throws {
+    @Test func outWritesContentAndAttachmentAtomically() async throws {
         let out = FileManager.default.temporaryDirectory.appendingPathComponent("nse-cli-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: out) }
         for _ in 0..<2 {
-            let run = try nse(["process", "samples/payloads/gif-animated-ok.json", "--media", "samples/media", "--out", out.path, "--format", "json"])
+            let run = try await nse(["process", "samples/payloads/gif-animated-ok.json", "--media", "samples/media", "--out", out.path, "--format", "json"])
             #expect(run.status == 0, "\(run.stderr)")
         }
         let folder = out.appendingPathComponent("gif-animated-ok")
@@ -86,8 +86,8 @@ struct ProcessCommandTests {
         #expect(try Data(contentsOf: folder.appendingPathComponent("attachment.gif")).count == attachment.bytes)
     }
 
-    @Test func textOutputNamesTheVerdictAndTheCodes() throws {
-        let run = try nse(["process", "samples/payloads/missing-mutable-content.json", "--format", "text"])
+    @Test func textOutputNamesTheVerdictAndTheCodes() async throws {
+        let run = try await nse(["process", "samples/payloads/missing-mutable-content.json", "--format", "text"])
         #expect(run.status == 1)
         #expect(run.stdout.contains("extension not run"))
         #expect(run.stdout.contains("extension.not-invoked"))
@@ -96,7 +96,7 @@ struct ProcessCommandTests {
 
 /// Every diagnostic code is documented in the README, where users look them up.
 struct DocumentationTests {
-    @Test func everyDiagnosticCodeIsInTheReadme() throws {
+    @Test func everyDiagnosticCodeIsInTheReadme() async throws {
         let readme = try String(contentsOf: ProcessCommandTests.root.appendingPathComponent("README.md"), encoding: .utf8)
         for code in DiagnosticCode.allCases {
             #expect(readme.contains("`\(code.rawValue)`"), "README lacks \(code.rawValue)")
