@@ -7,6 +7,7 @@
 
 #include "cnse_report.h"
 
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -51,4 +52,16 @@ void cnse_report_count_warning(cnse_image_report *report) {
     if (report->warnings < UINT32_MAX) {
         report->warnings += 1;
     }
+}
+
+FILE *cnse_report_open(const char *path, cnse_image_report **report, cnse_image_report *scratch) {
+    if (*report == NULL) {
+        *report = scratch;
+    }
+    cnse_report_reset(*report);
+    FILE *file = fopen(path, "rb");
+    if (file == NULL) {
+        cnse_report_set_errno(*report, "cannot open the file", errno);
+    }
+    return file;
 }

@@ -6,6 +6,8 @@
 
 #include "CNSE.h"
 
+#include <stdio.h>
+
 /// Zeroes every field, so a report never carries a previous run's words.
 void cnse_report_reset(cnse_image_report *report);
 
@@ -22,5 +24,9 @@ void cnse_report_set_errno(cnse_image_report *report, const char *what, int errn
 
 /// Adds one warning, saturating instead of wrapping for files that warn on every block.
 void cnse_report_count_warning(cnse_image_report *report);
+
+/// The start of every checker: uses `scratch` when the caller passed no report, resets the report, and opens
+/// `path` for reading. NULL, with the report saying why, when the file cannot be opened.
+FILE *cnse_report_open(const char *path, cnse_image_report **report, cnse_image_report *scratch);
 
 #endif

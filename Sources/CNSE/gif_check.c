@@ -168,14 +168,8 @@ static cnse_image_status cnse_gif_walk(GifFileType *gif, const cnse_gif_context 
 
 cnse_image_status cnse_gif_check(const char *path, uint64_t max_pixels, cnse_image_report *report) {
     cnse_image_report scratch;
-    if (report == NULL) {
-        report = &scratch;
-    }
-    cnse_report_reset(report);
-
-    FILE *file = fopen(path, "rb");
+    FILE *file = cnse_report_open(path, &report, &scratch);
     if (file == NULL) {
-        cnse_report_set_errno(report, "cannot open the file", errno);
         return CNSE_IMAGE_IO_ERROR;
     }
 

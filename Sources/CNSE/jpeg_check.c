@@ -156,14 +156,8 @@ static cnse_image_status cnse_jpeg_decode(FILE *file, uint64_t max_pixels, cnse_
 
 cnse_image_status cnse_jpeg_check(const char *path, uint64_t max_pixels, cnse_image_report *report) {
     cnse_image_report scratch;
-    if (report == NULL) {
-        report = &scratch;
-    }
-    cnse_report_reset(report);
-
-    FILE *file = fopen(path, "rb");
+    FILE *file = cnse_report_open(path, &report, &scratch);
     if (file == NULL) {
-        cnse_report_set_errno(report, "cannot open the file", errno);
         return CNSE_IMAGE_IO_ERROR;
     }
     cnse_image_status status = cnse_jpeg_decode(file, max_pixels, report);
