@@ -34,13 +34,13 @@ public struct HarnessRunner: ExtensionRunner {
         let baseline = measuresMemory ? MemoryGauge.resetPeak() : nil
 
         let deadline = context.deadline
-        Self.onOwnThread("nse.didReceive") {
+        startThread("nse.didReceive") {
             environment.withCurrent {
                 instance.value.didReceive(request) { handler.record($0) }
             }
         }
         // The budget is kept by a thread of its own, so a busy cooperative pool cannot delay the expiry call.
-        Self.onOwnThread("nse.budget") {
+        startThread("nse.budget") {
             guard !handler.waitBlocking(until: deadline) else { return }
             environment.withCurrent { instance.value.serviceExtensionTimeWillExpire() }
         }
@@ -81,12 +81,6 @@ public struct HarnessRunner: ExtensionRunner {
         }
         state.bestAttemptContent.attachments = state.stagedAttachments.map(\.attachment)
         return expired ? .expired : .delivered
-    }
-
-    private static func onOwnThread(_ name: String, _ body: @escaping @Sendable () -> Void) {
-        let thread = Thread(block: body)
-        thread.name = name
-        thread.start()
     }
 }
 

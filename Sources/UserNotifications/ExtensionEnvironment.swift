@@ -66,12 +66,10 @@ package final class ExtensionEnvironment: @unchecked Sendable {
     /// runs URLSession callbacks, and counts it so the harness can wait for its findings.
     package func helper(_ name: String, _ work: @escaping @Sendable () -> Void) {
         lock.withLock { helpersRunning += 1 }
-        let thread = Thread {
+        startThread(name) {
             work()
             self.lock.withLock { self.helpersRunning -= 1 }
         }
-        thread.name = name
-        thread.start()
     }
 
     /// Waits until every helper has finished, or `deadline`.

@@ -19,7 +19,7 @@ public struct FetchedMedia: Sendable {
 public struct MediaFetcher: Sendable {
     public var profile: DeviceProfile
     public var hostMapping: MediaHostMapping?
-    /// When set (by a batch), a URL already fetched with the same profile and mapping is not fetched again:
+    /// When set (by a batch), `fetchBlocking` does not fetch a URL already fetched with the same profile and mapping:
     /// the cache hands out its own copy of the earlier download.
     public var cache: SharedMediaCache?
 

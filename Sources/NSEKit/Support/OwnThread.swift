@@ -6,10 +6,14 @@ import Foundation
 /// including the timers that judge an extension's time budget.
 func onOwnThread<Result: Sendable>(_ name: String, _ work: @escaping @Sendable () -> Result) async -> Result {
     await withCheckedContinuation { continuation in
-        let thread = Thread {
-            continuation.resume(returning: work())
-        }
-        thread.name = name
-        thread.start()
+        startThread(name) { continuation.resume(returning: work()) }
     }
+}
+
+/// Starts `body` on a new named thread and returns at once: for work that must not wait for, or hold, a thread
+/// of the cooperative pool (an extension's `didReceive`, a helper's download).
+package func startThread(_ name: String, _ body: @escaping @Sendable () -> Void) {
+    let thread = Thread(block: body)
+    thread.name = name
+    thread.start()
 }
