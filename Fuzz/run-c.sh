@@ -14,7 +14,15 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-CLANG=${CLANG:-clang}
+# The Swift toolchain ships a clang with libFuzzer beside swift; a system clang may lack it.
+if [ -z "${CLANG:-}" ]; then
+    swift_path=$(command -v swift || true)
+    if [ -n "$swift_path" ] && [ -x "$(dirname "$(readlink -f "$swift_path")")/clang" ]; then
+        CLANG="$(dirname "$(readlink -f "$swift_path")")/clang"
+    else
+        CLANG=clang
+    fi
+fi
 FUZZ_SECONDS=${FUZZ_SECONDS:-60}
 # Stop after this many runs (0: only the time limit).
 FUZZ_RUNS=${FUZZ_RUNS:-0}

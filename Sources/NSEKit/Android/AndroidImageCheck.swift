@@ -99,7 +99,7 @@ public struct AndroidImageCheck: Sendable {
                 case .tooManyPixels(let width, let height, let limit):
                     result.diagnostics.append(.error(.androidImageTooLarge, "The Android image is \(width) x \(height) pixels, more than \(limit) (--max-pixels): decoding it needs more memory than the app has, and the notification shows without it. Resize it."))
                 case .overLimit(let kind, _, let limit, let detail):
-                    result.diagnostics.append(.error(.androidImageDecodeLimit, "The Android image was not fully checked (\(detail)): \(kind.explanation(limit: limit, platform: "Android's BitmapFactory")). nse counts it as not shown."))
+                    result.diagnostics.append(.error(.androidImageDecodeLimit, "The Android image was not fully checked: \(detail). \(kind.explanation(limit: limit, platform: "Android's BitmapFactory")). nse counts it as not shown."))
                 }
                 return
             }

@@ -52,7 +52,7 @@ public enum SystemValidation {
             case .tooManyPixels(let width, let height, let limit):
                 diagnostics.append(.error(.mediaTooManyPixels, "\(name) is \(width) x \(height) pixels, more than the \(limit) assumed to display (--max-pixels); images this big fail to show or exhaust the memory of the process decoding them. Resize it."))
             case .overLimit(let kind, _, let limit, let detail):
-                diagnostics.append(.error(kind.code, "\(name) was not fully checked (\(detail)): \(kind.explanation(limit: limit, platform: "iOS")). nse counts the attachment as not shown."))
+                diagnostics.append(.error(kind.code, "\(name) was not fully checked: \(detail). \(kind.explanation(limit: limit, platform: "iOS")). nse counts the attachment as not shown."))
             case .unreadable(let detail):
                 diagnostics.append(.error(.mediaNotSaved, "\(name) could not be read back for validation: \(detail)."))
             }

@@ -44,6 +44,16 @@ public enum ImageDecodeLimit: String, Sendable, Hashable, CaseIterable {
         }
     }
 
+    /// Its name in messages.
+    public var name: String {
+        switch self {
+        case .memory: "decoder-memory"
+        case .pixelWork: "pixel-work"
+        case .frames: "frame"
+        case .scans: "scan"
+        }
+    }
+
     /// The limit in the unit its option takes, for messages ("24 MiB", "300000000 pixels").
     public func describe(_ value: UInt64) -> String {
         switch self {
@@ -67,6 +77,6 @@ public enum ImageDecodeLimit: String, Sendable, Hashable, CaseIterable {
     /// The part of every message that is the same on both platforms: which limit, its option, and that the
     /// device's behaviour is not known.
     public func explanation(limit: UInt64, platform: String) -> String {
-        "nse stopped checking it at its \(rawValue) limit of \(describe(limit)) (\(option)), which bounds the time and memory one image check may take. What \(platform) does with such a file is unknown: it may show it, show part of it or drop it. If you trust the file, raise \(option) to check it fully; otherwise make it smaller or simpler"
+        "nse stops an image check at its \(name) limit of \(describe(limit)) (\(option)) so that one file cannot take unbounded memory or time. What \(platform) does with such a file is unknown: it may show it, show part of it or drop it. Raise \(option) to check a file you trust; otherwise make the image smaller or simpler"
     }
 }
