@@ -184,6 +184,6 @@ extension Duration {
     /// "30 s", "2.5 s".
     public var secondsText: String {
         let seconds = milliseconds / 1000
-        return seconds == seconds.rounded() ? "\(Int(seconds)) s" : "\(seconds) s"
+        return Int(exactly: seconds).map { "\($0) s" } ?? "\(seconds) s"
     }
 }

@@ -159,7 +159,7 @@ private final class CurlTransfer {
         errorBuffer.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE))
         defer { errorBuffer.deallocate() }
 
-        configure(handle, timeoutMilliseconds: max(1, Int(remaining / .milliseconds(1))), errorBuffer: errorBuffer)
+        configure(handle, timeoutMilliseconds: max(1, Int(saturating: remaining / .milliseconds(1))), errorBuffer: errorBuffer)
         let code = curl_easy_perform(handle)
         return finish(handle, code: code, errorText: String(cString: errorBuffer))
     }
