@@ -87,6 +87,16 @@ struct HostileInputCommandTests {
         #expect(!run.stderr.contains("NSCocoaErrorDomain"))
     }
 
+    @Test func anOutputFolderUnderAFileNamesTheFileForBothCommands() async throws {
+        let file = try ScratchFile("taken", "not a folder")
+        let process = try await runNSE(["process", "samples/payloads/jpeg-ok.json", "--out", file.path + "/sub"])
+        let batch = try await runNSE(["batch", "samples/payloads", "--out", file.path + "/sub"])
+        for run in [process, batch] {
+            #expect(run.status == 2)
+            #expect(run.stderr.contains("\(file.path) is a file, not a folder"), "\(run.stderr)")
+        }
+    }
+
     /// `a/x.json` and `b/x.json` once both wrote `OUT/x/`: the last content.json won, the other's attachment stayed.
     @Test func inputsThatShareANameGetFoldersOfTheirOwn() async throws {
         let folder = try temporaryFolder()
