@@ -14,9 +14,9 @@ struct FuzzRegressionTests {
     /// Fuzz/c/fuzz_check.h's limits.
     static let limits: ImageDecodeLimits = {
         var limits = ImageDecodeLimits()
-        limits.maxPixels = 4_000_000
-        limits.maxMemory = 16 * 1_048_576
-        limits.maxPixelWork = 16_000_000
+        limits.maxPixels = 250_000
+        limits.maxMemory = 4 * 1_048_576
+        limits.maxPixelWork = 1_000_000
         limits.maxFrames = 1_000
         limits.maxScans = 500
         return limits
