@@ -225,6 +225,14 @@ static cnse_image_status cnse_png_decode(cnse_png_context *context) {
     free(row);
     row = NULL;
     png_destroy_read_struct(&png, &info, NULL);
+    // libpng only warns when an ancillary chunk (an ICC profile) cannot be allocated and skips its contents:
+    // the image decoded, but not all of it was checked, so the limit is still what the caller hears about.
+    if (context->over_memory) {
+        cnse_report_set_message(report, "a chunk of the PNG needs more than the %llu bytes of decoder memory left "
+                                "(%llu asked for in all)", (unsigned long long)report->limit,
+                                (unsigned long long)report->needed);
+        return CNSE_IMAGE_OVER_MEMORY_LIMIT;
+    }
     return CNSE_IMAGE_OK;
 }
 
