@@ -17,6 +17,10 @@ if [ ! -f "$OUT/lib/libjpeg.a" ] || [ ! -f "$OUT/lib/libpng16.a" ] || [ ! -f "$O
     apt_dir="$OUT/apt"
     mkdir -p "$apt_dir/lists/partial" "$apt_dir/cache" "$OUT/src" "$OUT/include" "$OUT/lib"
     keyring=/usr/share/keyrings/debian-archive-keyring.gpg
+    if [ ! -f "$keyring" ] || [ "$(. /etc/os-release && echo "$ID")" != debian ]; then
+        echo "build-libs.sh: needs a Debian system (its archive keyring and source packages)" >&2
+        exit 1
+    fi
     codename=$(. /etc/os-release && echo "$VERSION_CODENAME")
     cat > "$apt_dir/sources.list" <<LIST
 deb-src [signed-by=$keyring] http://deb.debian.org/debian $codename main
