@@ -14,10 +14,10 @@
 #include <stdint.h>
 #include <stdio.h>
 
-/// The limits every run uses: a quarter megapixel keeps one run of the sanitized, instrumented decoders in
-/// milliseconds; max_scans keeps nse's default so that limit is reached as nse sets it.
+/// The limits every run uses: 65,536 pixels (256 x 256) keeps one run of the sanitized, instrumented decoders
+/// in milliseconds; max_scans keeps nse's default so that limit is reached as nse sets it.
 static const cnse_image_limits nse_fuzz_limits = {
-    .max_pixels = 250000,
+    .max_pixels = 65536,
     .max_memory = 4 * 1024 * 1024,
     .max_pixel_work = 1000000,
     .max_frames = 1000,

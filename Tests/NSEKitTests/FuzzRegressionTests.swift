@@ -14,7 +14,7 @@ struct FuzzRegressionTests {
     /// Fuzz/c/fuzz_check.h's limits.
     static let limits: ImageDecodeLimits = {
         var limits = ImageDecodeLimits()
-        limits.maxPixels = 250_000
+        limits.maxPixels = 65_536
         limits.maxMemory = 4 * 1_048_576
         limits.maxPixelWork = 1_000_000
         limits.maxFrames = 1_000
