@@ -77,6 +77,11 @@ public enum DiagnosticCode: String, Sendable, Codable, CaseIterable {
     case mediaTypeMismatch = "media.type-mismatch"
     case mediaCorrupt = "media.corrupt"
     case mediaTooManyPixels = "media.too-many-pixels"
+    // Image checks stopped at one of ImageDecodeLimits (Media/ImageDecodeLimits.swift): one code per limit.
+    case mediaDecodeMemory = "media.decode-limit.memory"
+    case mediaDecodePixelWork = "media.decode-limit.pixel-work"
+    case mediaDecodeFrames = "media.decode-limit.frames"
+    case mediaDecodeScans = "media.decode-limit.scans"
     case mediaNotSaved = "media.not-saved"
     case mediaAttachmentMissing = "media.attachment-missing"
 
@@ -94,5 +99,6 @@ public enum DiagnosticCode: String, Sendable, Codable, CaseIterable {
     case androidImageTooLarge = "android.image-too-large"
     case androidImageUnsupportedFormat = "android.image-unsupported-format"
     case androidImageCorrupt = "android.image-corrupt"
+    case androidImageDecodeLimit = "android.image-decode-limit"
     case androidImageFirstFrame = "android.image-first-frame"
 }
