@@ -4,6 +4,8 @@ public enum DiagnosticCode: String, Sendable, Codable, CaseIterable {
     case inputUnreadable = "input.unreadable"
     case inputInvalidJSON = "input.invalid-json"
     case inputUnknownKind = "input.unknown-kind"
+    /// nse crashed on this push in a batch; the batch went on without it (exit 2: the push was not checked).
+    case internalCrash = "internal.crash"
 
     // FCM HTTP v1 resolution.
     case fcmInferredImage = "fcm.inferred-image"
