@@ -14,8 +14,10 @@ public struct ImageDecodeLimits: Sendable, Hashable {
     /// buffers, chunk data (`--max-decode-memory`, in MiB). GIF needs at most one 64 KiB row whatever the file says.
     public var maxMemory: UInt64 = 24 * 1_048_576
     /// Pixels decoded, summed over every GIF frame and every JPEG scan (each scan walks the whole image again);
-    /// a PNG counts its pixels once (`--max-pixel-work`).
-    public var maxPixelWork: UInt64 = 300_000_000
+    /// a PNG counts its pixels once (`--max-pixel-work`). Why 200 million: giflib decodes about 100-180 million
+    /// pixels a second on the build machine, so this is one to two seconds, and a 40-megapixel JPEG, a 16-scan
+    /// 8-megapixel progressive one or 100 frames of 1000 x 1000 stay well under it.
+    public var maxPixelWork: UInt64 = 200_000_000
     /// GIF frames: even 1 x 1 frames each cost a descriptor and an LZW set-up (`--max-frames`).
     public var maxFrames: UInt32 = 10_000
     /// JPEG scans; libjpeg-turbo's own TurboJPEG API stops at 500 too (`--max-scans`).
@@ -54,7 +56,7 @@ public enum ImageDecodeLimit: String, Sendable, Hashable, CaseIterable {
         }
     }
 
-    /// The limit in the unit its option takes, for messages ("24 MiB", "300000000 pixels").
+    /// The limit in the unit its option takes, for messages ("24 MiB", "200000000 pixels").
     public func describe(_ value: UInt64) -> String {
         switch self {
         case .memory: value % 1_048_576 == 0 ? "\(value / 1_048_576) MiB" : "\(value) bytes"
