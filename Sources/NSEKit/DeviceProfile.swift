@@ -1,3 +1,5 @@
+import Foundation
+
 /// The device facts the emulator reproduces, including the ones Apple leaves undocumented.
 ///
 /// Every undocumented fact (device-behaviour.md marks them uncertain) is a property here with the
@@ -25,6 +27,14 @@ public struct DeviceProfile: Sendable, Hashable {
     /// Memory an extension may use before iOS kills it: undocumented; crash logs show 24 MB ("ActiveHard").
     /// Over it, the extension is killed without an expiry call and the original content is shown.
     public var memoryLimit = 24 * 1_048_576
+
+    /// The app's notifications already in Notification Center when the push arrives, oldest first: what
+    /// `UNUserNotificationCenter.current().getDeliveredNotifications` hands the extension (badge counting).
+    public var deliveredNotifications: [NotificationContent] = []
+
+    /// Folders whose contents seed the app groups' shared containers (by group identifier): each run gets a
+    /// fresh copy from `FileManager.containerURL(forSecurityApplicationGroupIdentifier:)`.
+    public var appGroupContainers: [String: URL] = [:]
 
     public init() {}
 

@@ -1,0 +1,166 @@
+import Foundation
+
+/// A log level of the unified log.
+public struct OSLogType: RawRepresentable, Hashable, Sendable {
+    public let rawValue: UInt8
+
+    public init(rawValue: UInt8) {
+        self.rawValue = rawValue
+    }
+
+    public static let `default` = OSLogType(rawValue: 0x00)
+    public static let info = OSLogType(rawValue: 0x01)
+    public static let debug = OSLogType(rawValue: 0x02)
+    public static let error = OSLogType(rawValue: 0x10)
+    public static let fault = OSLogType(rawValue: 0x11)
+
+    /// The name Console shows for the level.
+    var name: String {
+        switch self {
+        case .info: "info"
+        case .debug: "debug"
+        case .error: "error"
+        case .fault: "fault"
+        default: "default"
+        }
+    }
+}
+
+/// A log handle: a subsystem and a category.
+open class OSLog: NSObject, @unchecked Sendable {
+    // Immutable after init.
+    public let subsystem: String
+    public let category: String
+
+    public init(subsystem: String, category: String) {
+        self.subsystem = subsystem
+        self.category = category
+        super.init()
+    }
+
+    public static let `default` = OSLog(subsystem: "", category: "")
+    public static let disabled = OSLog(subsystem: "", category: "disabled")
+
+    /// Everything is enabled except the disabled log.
+    public func isEnabled(type: OSLogType) -> Bool { self !== OSLog.disabled }
+
+    func write(_ type: OSLogType, message: String, redacted: String) {
+        guard isEnabled(type: type) else { return }
+        OSLogSink.write(OSLogRecord(level: type.name, subsystem: subsystem, category: category, message: message, redacted: redacted))
+    }
+}
+
+/// `Logger` from `os` (iOS 14): every line goes to the run's log, which the result reports.
+public struct Logger: @unchecked Sendable {
+    // OSLog is immutable; Apple marks Logger Sendable too.
+    let log: OSLog
+
+    public init(subsystem: String, category: String) {
+        log = OSLog(subsystem: subsystem, category: category)
+    }
+
+    public init(_ log: OSLog) {
+        self.log = log
+    }
+
+    public init() {
+        log = .default
+    }
+
+    public func log(_ message: OSLogMessage) { write(.default, message) }
+    public func log(level: OSLogType, _ message: OSLogMessage) { write(level, message) }
+    public func trace(_ message: OSLogMessage) { write(.debug, message) }
+    public func debug(_ message: OSLogMessage) { write(.debug, message) }
+    public func info(_ message: OSLogMessage) { write(.info, message) }
+    public func notice(_ message: OSLogMessage) { write(.default, message) }
+    public func warning(_ message: OSLogMessage) { write(.error, message) }
+    public func error(_ message: OSLogMessage) { write(.error, message) }
+    public func critical(_ message: OSLogMessage) { write(.fault, message) }
+    public func fault(_ message: OSLogMessage) { write(.fault, message) }
+
+    private func write(_ type: OSLogType, _ message: OSLogMessage) {
+        log.write(type, message: message.text, redacted: message.redactedText)
+    }
+}
+
+/// `os_log` with a printf-style format (`%{public}@`, `%d`, `%{private}s`).
+public func os_log(_ message: StaticString, dso: UnsafeRawPointer? = #dsohandle, log: OSLog = .default, type: OSLogType = .default, _ args: CVarArg...) {
+    let formatted = PrintfFormat.render(message.description, args)
+    log.write(type, message: formatted.text, redacted: formatted.redacted)
+}
+
+/// `os_log` with an interpolated message (iOS 14).
+public func os_log(_ type: OSLogType, dso: UnsafeRawPointer = #dsohandle, log: OSLog = .default, _ message: OSLogMessage) {
+    log.write(type, message: message.text, redacted: message.redactedText)
+}
+
+/// The unified log's printf-style formats, rendered one argument at a time so each can be redacted.
+enum PrintfFormat {
+    static func render(_ format: String, _ args: [CVarArg]) -> (text: String, redacted: String) {
+        var text = "", redacted = ""
+        var remaining = args[...]
+        var index = format.startIndex
+        while index < format.endIndex {
+            let character = format[index]
+            guard character == "%" else {
+                text.append(character)
+                redacted.append(character)
+                index = format.index(after: index)
+                continue
+            }
+            var cursor = format.index(after: index)
+            if cursor < format.endIndex, format[cursor] == "%" {
+                text += "%"
+                redacted += "%"
+                index = format.index(after: cursor)
+                continue
+            }
+            // `{public}`, `{private}`, `{sensitive}`, `{private, mask.hash}`: the log's privacy annotation.
+            var annotation = ""
+            if cursor < format.endIndex, format[cursor] == "{", let close = format[cursor...].firstIndex(of: "}") {
+                annotation = String(format[format.index(after: cursor)..<close])
+                cursor = format.index(after: close)
+            }
+            var spec = "%"
+            while cursor < format.endIndex, !"diuoxXfFeEgGaAcsS@p".contains(format[cursor]) {
+                spec.append(format[cursor])
+                cursor = format.index(after: cursor)
+            }
+            guard cursor < format.endIndex else {
+                text += spec
+                redacted += spec
+                break
+            }
+            let conversion = format[cursor]
+            index = format.index(after: cursor)
+            guard let argument = remaining.popFirst() else {
+                text += "<missing argument>"
+                redacted += "<missing argument>"
+                continue
+            }
+            let value = one(argument, spec: spec, conversion: conversion)
+            text += value
+            let isObject = "@sS".contains(conversion)
+            let hidden = annotation.contains("private") || annotation.contains("sensitive") || (isObject && !annotation.contains("public"))
+            redacted += hidden ? "<private>" : value
+        }
+        return (text, redacted)
+    }
+
+    /// One value: objects and strings through `description` (a Swift String passed for %s would be a crash
+    /// waiting to happen on iOS too, but is shown here), numbers through Foundation's printf.
+    private static func one(_ argument: CVarArg, spec: String, conversion: Character) -> String {
+        if "@sS".contains(conversion) { return String(describing: argument) }
+        // Length modifiers are replaced by one of our own; `*` would read an argument printf was never given.
+        let lengthless = spec.filter { !"hlqLzjt*".contains($0) }
+        switch argument {
+        case let number as any BinaryInteger where conversion == "c":
+            return UnicodeScalar(UInt8(truncatingIfNeeded: Int64(truncatingIfNeeded: number))).description
+        case let number as Double where "fFeEgGaA".contains(conversion): return String(format: lengthless + String(conversion), number)
+        case let number as Float where "fFeEgGaA".contains(conversion): return String(format: lengthless + String(conversion), Double(number))
+        case let number as any BinaryInteger where "diuoxX".contains(conversion):
+            return String(format: lengthless + "ll" + String(conversion), Int64(truncatingIfNeeded: number))
+        default: return String(describing: argument)
+        }
+    }
+}
