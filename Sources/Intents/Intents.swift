@@ -241,7 +241,7 @@ open class INInteraction: NSObject, @unchecked Sendable {
     /// Records the donation (nothing is sent) and calls back at once, as the system does on success.
     open func donate(completion: ((Error?) -> Void)? = nil) {
         intent.donated = true
-        StandInRun.log(level: "info", subsystem: "Intents", category: "donation", message: "INInteraction.donate: \(type(of: intent)), direction \(direction)", redacted: "INInteraction.donate")
+        StandInRun.log(.info, "INInteraction.donate: \(type(of: intent)), direction \(direction)", source: "INInteraction", subsystem: "com.apple.intents")
         completion?(nil)
     }
 

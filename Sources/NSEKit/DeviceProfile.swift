@@ -32,11 +32,13 @@ public struct DeviceProfile: Sendable, Hashable {
     /// `UNUserNotificationCenter.current().getDeliveredNotifications` hands the extension (badge counting).
     public var deliveredNotifications: [NotificationContent] = []
 
-    /// Folders whose contents seed the app groups' shared containers (by group identifier): each run gets a
-    /// fresh copy from `FileManager.containerURL(forSecurityApplicationGroupIdentifier:)`.
-    public var appGroupContainers: [String: URL] = [:]
-
     public init() {}
+
+    /// App Transport Security's verdict on one URL the extension loads, the payload's own and every redirect
+    /// hop alike: https always, plain http only with an exception (`allowsHTTP`).
+    public func transportSecurityAllows(_ url: URL) -> Bool {
+        url.scheme?.lowercased() == "https" || allowsHTTP
+    }
 
     /// The largest file iOS accepts for an attachment of `category`.
     public func sizeLimit(for category: AttachmentType.Category) -> Int {

@@ -95,7 +95,7 @@ final class ImageContext {
         let bitmap = RGBABitmap(width: width, height: height)
         if opaque { bitmap?.fill(red: 0, green: 0, blue: 0, alpha: 255) }
         self.bitmap = bitmap
-        charge = bitmap.flatMap { StandInRun.chargeMemory($0.bytes, for: "image context: \(width)x\(height) bitmap") }
+        charge = bitmap.flatMap { StandInRun.chargeMemory($0.bytes) }
     }
 
     /// Points to whole pixels, never trapping on NaN, infinity or huge sizes (an empty context instead).
@@ -115,7 +115,7 @@ final class ImageContext {
             return UIImage(bitmap: RGBABitmap(width: 1, height: 1) ?? Self.placeholder, scale: scale, charge: nil)
         }
         copy.draw(bitmap, x: 0, y: 0, width: Double(bitmap.width), height: Double(bitmap.height))
-        let charge = StandInRun.chargeMemory(copy.bytes, for: "rendered image: \(copy.width)x\(copy.height) bitmap")
+        let charge = StandInRun.chargeMemory(copy.bytes)
         return UIImage(bitmap: copy, scale: scale, charge: charge)
     }
 

@@ -78,11 +78,11 @@ open class UIImage: NSObject, @unchecked Sendable {
         let profile = StandInRun.environment?.context.profile ?? DeviceProfile()
         do {
             let bitmap = try RGBABitmap.decode(data, maxPixels: profile.maxPixels)
-            let charge = StandInRun.chargeMemory(bitmap.bytes, for: "\(source): \(bitmap.width)x\(bitmap.height) bitmap")
+            let charge = StandInRun.chargeMemory(bitmap.bytes)
             return (bitmap, charge)
         } catch .tooManyPixels(let width, let height) {
             let (bytes, overflow) = width.multipliedReportingOverflow(by: height * 4)
-            _ = StandInRun.chargeMemory(overflow ? Int.max / 4 : bytes, for: "\(source): \(width)x\(height) bitmap")
+            _ = StandInRun.chargeMemory(overflow ? Int.max / 4 : bytes)
             return nil
         } catch {
             return nil

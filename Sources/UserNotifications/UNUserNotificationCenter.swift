@@ -43,16 +43,16 @@ open class UNUserNotificationCenter: NSObject, @unchecked Sendable {
     }
 
     open func removeDeliveredNotifications(withIdentifiers identifiers: [String]) {
-        StandInRun.log(level: "info", subsystem: "UserNotifications", category: "center", message: "removeDeliveredNotifications(withIdentifiers: \(identifiers))", redacted: "removeDeliveredNotifications(withIdentifiers:)")
+        StandInRun.log(.info, "removeDeliveredNotifications(withIdentifiers: \(identifiers))", source: "UNUserNotificationCenter", subsystem: "com.apple.usernotifications", category: "center")
     }
 
     open func removeAllDeliveredNotifications() {
-        StandInRun.log(level: "info", subsystem: "UserNotifications", category: "center", message: "removeAllDeliveredNotifications()", redacted: "removeAllDeliveredNotifications()")
+        StandInRun.log(.info, "removeAllDeliveredNotifications()", source: "UNUserNotificationCenter", subsystem: "com.apple.usernotifications", category: "center")
     }
 
     /// Sets the app icon's badge (iOS 16); logged to the run.
     open func setBadgeCount(_ newBadgeCount: Int, withCompletionHandler completionHandler: ((Error?) -> Void)? = nil) {
-        StandInRun.log(level: "info", subsystem: "UserNotifications", category: "badge", message: "setBadgeCount(\(newBadgeCount))", redacted: "setBadgeCount(\(newBadgeCount))")
+        StandInRun.log(.info, "setBadgeCount(\(newBadgeCount))", source: "UNUserNotificationCenter", subsystem: "com.apple.usernotifications", category: "badge")
         completionHandler?(nil)
     }
 
@@ -62,9 +62,9 @@ open class UNUserNotificationCenter: NSObject, @unchecked Sendable {
 }
 
 extension FileManager {
-    /// The app group's shared container: a folder of the run's own, seeded from
-    /// `DeviceProfile.appGroupContainers[identifier]` when the test gave one.
+    /// The app group's shared container: the run's own folder, seeded from `ExtensionHarness.containerSeed`.
+    /// Every group identifier gets the same folder (an extension belongs to one group in practice).
     public func containerURL(forSecurityApplicationGroupIdentifier groupIdentifier: String) -> URL? {
-        StandInRun.containerDirectory(appGroup: groupIdentifier)
+        StandInRun.containerDirectory
     }
 }

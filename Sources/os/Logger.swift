@@ -44,9 +44,9 @@ open class OSLog: NSObject, @unchecked Sendable {
     /// Everything is enabled except the disabled log.
     public func isEnabled(type: OSLogType) -> Bool { self !== OSLog.disabled }
 
-    func write(_ type: OSLogType, message: String, redacted: String) {
+    func write(_ type: OSLogType, source: String, message: String) {
         guard isEnabled(type: type) else { return }
-        OSLogSink.write(OSLogRecord(level: type.name, subsystem: subsystem, category: category, message: message, redacted: redacted))
+        OSLogSink.write(OSLogRecord(source: source, level: type.name, subsystem: subsystem, category: category, message: message))
     }
 }
 
@@ -79,46 +79,42 @@ public struct Logger: @unchecked Sendable {
     public func fault(_ message: OSLogMessage) { write(.fault, message) }
 
     private func write(_ type: OSLogType, _ message: OSLogMessage) {
-        log.write(type, message: message.text, redacted: message.redactedText)
+        log.write(type, source: "Logger", message: message.text)
     }
 }
 
 /// `os_log` with a printf-style format (`%{public}@`, `%d`, `%{private}s`).
 public func os_log(_ message: StaticString, dso: UnsafeRawPointer? = #dsohandle, log: OSLog = .default, type: OSLogType = .default, _ args: CVarArg...) {
-    let formatted = PrintfFormat.render(message.description, args)
-    log.write(type, message: formatted.text, redacted: formatted.redacted)
+    log.write(type, source: "os_log", message: PrintfFormat.render(message.description, args))
 }
 
 /// `os_log` with an interpolated message (iOS 14).
 public func os_log(_ type: OSLogType, dso: UnsafeRawPointer = #dsohandle, log: OSLog = .default, _ message: OSLogMessage) {
-    log.write(type, message: message.text, redacted: message.redactedText)
+    log.write(type, source: "os_log", message: message.text)
 }
 
-/// The unified log's printf-style formats, rendered one argument at a time so each can be redacted.
+/// The unified log's printf-style formats, rendered one argument at a time: privacy annotations are read
+/// and dropped, and a format never reads an argument it was not given.
 enum PrintfFormat {
-    static func render(_ format: String, _ args: [CVarArg]) -> (text: String, redacted: String) {
-        var text = "", redacted = ""
+    static func render(_ format: String, _ args: [CVarArg]) -> String {
+        var text = ""
         var remaining = args[...]
         var index = format.startIndex
         while index < format.endIndex {
             let character = format[index]
             guard character == "%" else {
                 text.append(character)
-                redacted.append(character)
                 index = format.index(after: index)
                 continue
             }
             var cursor = format.index(after: index)
             if cursor < format.endIndex, format[cursor] == "%" {
                 text += "%"
-                redacted += "%"
                 index = format.index(after: cursor)
                 continue
             }
-            // `{public}`, `{private}`, `{sensitive}`, `{private, mask.hash}`: the log's privacy annotation.
-            var annotation = ""
+            // `{public}`, `{private}`, `{private, mask.hash}`: the log's privacy annotation, not printed.
             if cursor < format.endIndex, format[cursor] == "{", let close = format[cursor...].firstIndex(of: "}") {
-                annotation = String(format[format.index(after: cursor)..<close])
                 cursor = format.index(after: close)
             }
             var spec = "%"
@@ -128,23 +124,17 @@ enum PrintfFormat {
             }
             guard cursor < format.endIndex else {
                 text += spec
-                redacted += spec
                 break
             }
             let conversion = format[cursor]
             index = format.index(after: cursor)
             guard let argument = remaining.popFirst() else {
                 text += "<missing argument>"
-                redacted += "<missing argument>"
                 continue
             }
-            let value = one(argument, spec: spec, conversion: conversion)
-            text += value
-            let isObject = "@sS".contains(conversion)
-            let hidden = annotation.contains("private") || annotation.contains("sensitive") || (isObject && !annotation.contains("public"))
-            redacted += hidden ? "<private>" : value
+            text += one(argument, spec: spec, conversion: conversion)
         }
-        return (text, redacted)
+        return text
     }
 
     /// One value: objects and strings through `description` (a Swift String passed for %s would be a crash

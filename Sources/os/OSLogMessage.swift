@@ -1,8 +1,7 @@
 import Foundation
 
-/// How much of an interpolated value the log shows outside a debugging session. Values are always shown
-/// in the run's log (as Xcode's console shows them while debugging); the redacted form is what Console
-/// and a sysdiagnose show on a device.
+/// How much of an interpolated value the log shows outside a debugging session. The run's log shows every
+/// value, as Xcode's console does while debugging: privacy is accepted, as on iOS, and not applied.
 public struct OSLogPrivacy: Sendable, Equatable {
     public enum Mask: Sendable, Equatable {
         case hash, none
@@ -23,15 +22,6 @@ public struct OSLogPrivacy: Sendable, Equatable {
     public static func auto(mask: Mask) -> OSLogPrivacy { OSLogPrivacy(level: .automatic, mask: mask) }
     public static func `private`(mask: Mask) -> OSLogPrivacy { OSLogPrivacy(level: .hidden, mask: mask) }
     public static func sensitive(mask: Mask) -> OSLogPrivacy { OSLogPrivacy(level: .sensitive, mask: mask) }
-
-    /// Whether the unified log redacts the value; `.auto` redacts strings and objects, not scalars.
-    func redacts(scalar: Bool) -> Bool {
-        switch level {
-        case .visible: false
-        case .hidden, .sensitive: true
-        case .automatic: !scalar
-        }
-    }
 }
 
 /// Column alignment of an interpolated value.
@@ -122,24 +112,18 @@ public enum OSLogBoolFormat: Sendable {
 
 /// The pieces of a log message: literal text and interpolated values with their privacy.
 public struct OSLogInterpolation: StringInterpolationProtocol, Sendable {
-    struct Piece: Sendable {
-        let text: String
-        let redacted: Bool
-        let mask: OSLogPrivacy.Mask
-    }
-
-    var pieces: [Piece] = []
+    var pieces: [String] = []
 
     public init(literalCapacity: Int, interpolationCount: Int) {
         pieces.reserveCapacity(interpolationCount * 2 + 1)
     }
 
     public mutating func appendLiteral(_ literal: String) {
-        pieces.append(Piece(text: literal, redacted: false, mask: .none))
+        pieces.append(literal)
     }
 
     private mutating func append(_ text: String, align: OSLogStringAlignment, privacy: OSLogPrivacy, scalar: Bool) {
-        pieces.append(Piece(text: align.apply(text), redacted: privacy.redacts(scalar: scalar), mask: privacy.mask))
+        pieces.append(align.apply(text))
     }
 
     public mutating func appendInterpolation(_ argumentString: @autoclosure @escaping () -> String, align: OSLogStringAlignment = .none, privacy: OSLogPrivacy = .auto) {
@@ -203,26 +187,5 @@ public struct OSLogMessage: ExpressibleByStringInterpolation, ExpressibleByStrin
     }
 
     /// The message with every value shown, as Xcode's console shows it while debugging.
-    var text: String { interpolation.pieces.map(\.text).joined() }
-
-    /// The message as the unified log keeps it on a device: redacted values are `<private>`, or a hash mask.
-    var redactedText: String {
-        interpolation.pieces.map { piece in
-            guard piece.redacted else { return piece.text }
-            switch piece.mask {
-            case .none: return "<private>"
-            case .hash: return "<mask.hash: '\(Self.hashMask(piece.text))'>"
-            }
-        }.joined()
-    }
-
-    /// A stable stand-in for the log's salted hash (the real one is per boot): FNV-1a of the value, base64.
-    private static func hashMask(_ text: String) -> String {
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in text.utf8 {
-            hash ^= UInt64(byte)
-            hash = hash &* 0x100_0000_01b3
-        }
-        return withUnsafeBytes(of: hash.bigEndian) { Data($0).base64EncodedString() }
-    }
+    var text: String { interpolation.pieces.joined() }
 }

@@ -2,13 +2,15 @@ import Foundation
 
 /// One line logged through `Logger` or `os_log`.
 package struct OSLogRecord: Sendable {
+    /// "Logger" or "os_log".
+    package var source: String
+    /// The unified log's level name: debug, info, default, error, fault.
     package var level: String
     package var subsystem: String
     package var category: String
-    /// Every value shown, as Xcode's console shows it while debugging.
+    /// Every value shown, as Xcode's console shows it while debugging (privacy applies outside a debugger
+    /// only; the run's log is the developer's).
     package var message: String
-    /// As the unified log keeps it on a device: private values as `<private>`.
-    package var redacted: String
 }
 
 /// Where log lines go: `os` depends on nothing (see Package.swift), so the harness's side (UserNotifications)

@@ -111,3 +111,13 @@ class MetricsService: UNNotificationServiceExtension {
         contentHandler(request.content)
     }
 }
+
+/// Blocks in `didReceive` until the test releases it (the payload's `hold` names the latch), then delivers:
+/// a run that is certainly in progress while the test starts another.
+class HoldService: UNNotificationServiceExtension {
+    override func didReceive(_ request: UNNotificationRequest, withContentHandler contentHandler: @escaping (UNNotificationContent) -> Void) {
+        let hold = Latch.named(request.content.userInfo["hold"] as? String ?? "")
+        hold?.arriveAndWaitForRelease()
+        contentHandler(request.content)
+    }
+}

@@ -56,8 +56,10 @@ enum ApsLint {
         switch value {
         case .int:
             return []
-        case .double(let number) where number == number.rounded() && abs(number) < 1e9:
+        case .double(let number) where number == number.rounded() && value.integerValue != nil:
             return []
+        case .double(let number) where number == number.rounded():
+            return [.error(.lintApsBadgeType, "`\(path)` is \(value.shortDescription), outside the range of a badge number (a 64-bit integer): what iOS shows is undefined, and nse shows no badge. Send a whole number such as 1 (0 removes the badge).")]
         default:
             return [.error(.lintApsBadgeType, "`\(path)` is \(value.shortDescription), not an integer: iOS ignores it and the app icon's badge does not change. Send a whole number (0 removes the badge).")]
         }

@@ -33,7 +33,7 @@ public struct NotificationContent: Sendable, Hashable, Codable {
         default:
             break
         }
-        if let number = aps["badge"]?.doubleValue { badge = Int(number) }
+        badge = aps["badge"]?.integerValue
         switch aps["sound"] {
         case .string(let name)?: sound = name
         case .object(let sound)?: self.sound = sound["name"]?.stringValue
