@@ -24,9 +24,14 @@ package final class ExtensionEnvironment: @unchecked Sendable {
     /// and by the stand-ins' callback threads. A thread the extension starts itself (a dispatch queue) has none:
     /// guessing the run there would mix up runs of parallel tests, and code outside any run.
     package static var current: ExtensionEnvironment? {
-        get { Thread.current.threadDictionary[key] as? ExtensionEnvironment }
+        get { Thread.current.threadDictionary[key] as? ExtensionEnvironment ?? taskRun }
         set { Thread.current.threadDictionary[key] = newValue }
     }
+
+    /// The run of a `Task { }` the extension starts from `didReceive` (Swift copies task-locals bound on the
+    /// starting thread into it), so `Logger`, `UIImage` and async downloads inside it find their run.
+    /// Detached tasks and dispatch queues still have none.
+    @TaskLocal private static var taskRun: ExtensionEnvironment?
 
     private static let key = "nse.extension-environment"
 
@@ -35,7 +40,7 @@ package final class ExtensionEnvironment: @unchecked Sendable {
         let previous = Self.current
         Self.current = self
         defer { Self.current = previous }
-        return try body()
+        return try Self.$taskRun.withValue(self) { try body() }
     }
 
     package func record(_ diagnostic: Diagnostic) {

@@ -154,3 +154,12 @@ enum PrintfFormat {
         }
     }
 }
+
+/// For tests: how the stand-in renders a format and a message (package access, not Apple's API).
+package enum PrintfFormatProbe {
+    package static func render(_ format: String, _ args: [CVarArg]) -> String { PrintfFormat.render(format, args) }
+}
+
+package enum OSLogMessageProbe {
+    package static func text(_ message: OSLogMessage) -> String { message.text }
+}
