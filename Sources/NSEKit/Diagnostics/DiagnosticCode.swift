@@ -57,6 +57,7 @@ public enum DiagnosticCode: String, Sendable, Codable, CaseIterable {
     case extensionMemoryLimit = "extension.memory-limit"
     case extensionAttachmentOption = "extension.attachment-option"
     case extensionCommunication = "extension.communication"
+    case extensionCrashed = "extension.crashed"
     case extensionContainerSeed = "extension.container-seed"
 
     // Firebase's helper beyond the image.
