@@ -66,7 +66,7 @@ public struct ExtensionHarness: Sendable {
     }
 
     private func run<Extension: UNNotificationServiceExtension>(_ type: Extension.Type, push: ReceivedPush, input: String) async -> DeliveredNotification {
-        var runner = HarnessRunner(expiryGrace: expiryGrace, memoryMeasurement: memoryMeasurement) { Extension() }
+        var runner = HarnessRunner(expiryGrace: expiryGrace, memoryMeasurement: memoryMeasurement) { type.init() }
         runner.containerSeed = containerSeed
         let emulator = Emulator(profile: profile, extensionRunner: runner, hostMapping: hostMapping)
         let temporary = attachmentDirectory == nil ? TemporaryFolder() : nil

@@ -78,14 +78,40 @@ package final class ExtensionEnvironment: @unchecked Sendable {
         lock.withLock { helpersRunning += 1 }
         startThread(name) {
             work()
-            self.lock.withLock { self.helpersRunning -= 1 }
+            let idle: [CheckedContinuation<Void, Never>] = self.lock.withLock {
+                self.helpersRunning -= 1
+                guard self.helpersRunning == 0 else { return [] }
+                defer { self.idleWaiters.removeAll() }
+                return self.idleWaiters
+            }
+            idle.forEach { $0.resume() }
         }
     }
 
-    /// Waits until every helper has finished, or `deadline`.
+    private var idleWaiters: [CheckedContinuation<Void, Never>] = []
+
+    /// Waits until every helper has finished, or `deadline`: woken by the last helper, not by polling.
     package func waitForHelpers(until deadline: ContinuousClock.Instant) async {
-        while lock.withLock({ helpersRunning > 0 }), ContinuousClock.now < deadline {
-            try? await Task.sleep(for: .milliseconds(5))
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask {
+                await withCheckedContinuation { continuation in
+                    let idle: Bool = self.lock.withLock {
+                        if self.helpersRunning == 0 { return true }
+                        self.idleWaiters.append(continuation)
+                        return false
+                    }
+                    if idle { continuation.resume() }
+                }
+            }
+            group.addTask { try? await Task.sleep(until: deadline, clock: .continuous) }
+            await group.next()
+            group.cancelAll()
+            // Wake a waiter the timer beat, so the group can finish.
+            let pending: [CheckedContinuation<Void, Never>] = self.lock.withLock {
+                defer { self.idleWaiters.removeAll() }
+                return self.idleWaiters
+            }
+            pending.forEach { $0.resume() }
         }
     }
 

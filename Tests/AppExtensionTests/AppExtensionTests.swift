@@ -14,7 +14,7 @@ struct AppExtensionTests {
     static let png = Self.encode("png") { cimagefixtures_write_png($0, 40, 30, 0, 3) }
     static let gif = Self.encode("gif") { cimagefixtures_write_gif($0, 32, 32, 3, 5) }
 
-    private static func encode(_ fileExtension: String, _ write: (UnsafePointer<CChar>) -> Int32) -> [UInt8] {
+    static func encode(_ fileExtension: String, _ write: (UnsafePointer<CChar>) -> Int32) -> [UInt8] {
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("nse-app-\(UUID().uuidString).\(fileExtension)")
         defer { try? FileManager.default.removeItem(at: file) }
         guard file.path.withCString(write) == 0, let data = try? Data(contentsOf: file, options: []) else { return [] }
@@ -225,5 +225,29 @@ struct AppExtensionTests {
         #expect(delivered.diagnostics.map(\.code) == [.extensionMemoryLimit])
         #expect(delivered.activity.requests.map(\.diagnostic) == [.extensionMemoryLimit])
         #expect((delivered.activity.memory?.accountedPeakBytes ?? 0) > harness.profile.memoryLimit)
+    }
+
+    @Test(.timeLimit(.minutes(1)))
+    func aCancelledTaskCompletesWithMinus999AndATaskOnAnInvalidatedSessionIsFlagged() async throws {
+        let server = try cdn()
+        defer { server.stop() }
+        let delivered = try await harness(server).run(CancellingService.self, payload: payload(#""image_url": "https://cdn.example.com/stall.jpg""#))
+
+        #expect(delivered.outcome == .modified)
+        #expect(delivered.content.subtitle == "error -999")
+        #expect(delivered.activity.requests.map(\.outcome).contains(.cancelled))
+        #expect(delivered.diagnostics.map(\.code) == [.mediaNetwork], "the task on the invalidated session")
+        #expect(delivered.diagnostics.first?.message.contains("invalidated") == true)
+    }
+
+    @Test func anInfoPlistKeyIOSIgnoresIsReported() async throws {
+        let server = try cdn()
+        defer { server.stop() }
+        var harness = harness(server)
+        harness.loadInfoPlist(["NSAppTransportSecurity": ["NSAllowsArbitraryLoads": true, "NSAllowsArbitraryLoadsInWebContent": true]])
+        let delivered = try await harness.run(ClassicDownloadService.self, payload: payload(#""image_url": "http://cdn.example.com/img/sale.jpg""#))
+
+        #expect(delivered.diagnostics.map(\.code) == [.extensionInfoPlist, .mediaInsecureURL])
+        #expect(!delivered.imageShown)
     }
 }
