@@ -26,6 +26,17 @@ public struct ExtensionHarness: Sendable {
     /// (the container is new and private to each run, and removed after it).
     public var containerSeed: URL?
 
+    /// Reads App Transport Security from the extension's Info.plist (XML or binary): `NSAllowsArbitraryLoads`
+    /// and `NSExceptionDomains` decide which hosts its requests, and Firebase's download, may reach over http.
+    public mutating func loadInfoPlist(_ file: URL) throws(TransportSecurityError) {
+        profile.transportSecurity = try TransportSecurity(infoPlist: file)
+    }
+
+    /// The same, from the Info.plist's dictionary.
+    public mutating func loadInfoPlist(_ dictionary: [String: Any]) {
+        profile.transportSecurity = TransportSecurity(infoPlist: dictionary)
+    }
+
     /// Off, or `.whenAlone`: kept for callers that set a flag.
     public var measuresMemory: Bool {
         get { memoryMeasurement != .off }
@@ -55,7 +66,7 @@ public struct ExtensionHarness: Sendable {
     }
 
     private func run<Extension: UNNotificationServiceExtension>(_ type: Extension.Type, push: ReceivedPush, input: String) async -> DeliveredNotification {
-        var runner = HarnessRunner(expiryGrace: expiryGrace, memoryMeasurement: memoryMeasurement) { Extension() }
+        var runner = HarnessRunner(expiryGrace: expiryGrace, memoryMeasurement: memoryMeasurement) { type.init() }
         runner.containerSeed = containerSeed
         let emulator = Emulator(profile: profile, extensionRunner: runner, hostMapping: hostMapping)
         let temporary = attachmentDirectory == nil ? TemporaryFolder() : nil

@@ -44,12 +44,19 @@ public struct HarnessRunner: ExtensionRunner {
 
     public func run(_ state: inout ExtensionState, context: ExtensionContext) async -> ExtensionDelivery {
         let environment = ExtensionEnvironment(context: context)
+        // Transfers die with the extension: at the latest when the grace after the expiry call is over.
+        environment.lifetimeEnd = context.deadline + expiryGrace
+        defer { environment.endRun() }
+        for note in context.profile.transportSecurity.notes {
+            state.diagnostics.append(.warning(.extensionInfoPlist, "The extension's Info.plist: \(note)."))
+        }
         if let containerSeed { seedContainer(environment, from: containerSeed, diagnostics: &state.diagnostics) }
         let request = UNNotificationRequest(
             identifier: UUID().uuidString, content: UNNotificationContent(state.original, environment: environment),
             trigger: UNPushNotificationTrigger())
         let handler = ContentHandlerRecorder()
-        let instance = Unshared(makeExtension())
+        // Made with the run current, so a session the extension makes in its initializer belongs to the run.
+        let instance = Unshared(environment.withCurrent { makeExtension() })
         let memory = ProcessMemoryWatch(memoryMeasurement)
 
         let deadline = context.deadline
@@ -71,14 +78,19 @@ public struct HarnessRunner: ExtensionRunner {
         // iOS ends the extension once it has delivered (or its grace after the expiry call has passed): calls
         // made later never reach it, however late this task looks at them.
         let end = min(deadline, firstCall ?? deadline) + expiryGrace
+        environment.lifetimeEnd = end
         if expired {
             // Let helpers that gave up at the same deadline record why, before their findings are read.
             await environment.waitForHelpers(until: end)
-        } else {
-            // A second call usually follows the first in the same synchronous code, or in a callback still running.
+        } else if reportsActivity {
+            // A second call usually follows the first in the same synchronous code, or in a callback still running:
+            // wait for both (bounded by `end`) so the count does not depend on how fast this task got here. The
+            // built-in extension calls once, from its helper, and a batch should not wait for it.
             await handler.waitForReturn(until: end)
             await environment.waitForHelpers(until: end)
         }
+        // iOS ends the extension here: requests still running are recorded as unfinished and die with it.
+        environment.endRun()
         state.diagnostics += environment.diagnostics
         state.timings.merge(environment.timings) { _, new in new }
         state.mediaRequested = environment.mediaRequested

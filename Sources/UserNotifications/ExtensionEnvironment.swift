@@ -24,23 +24,22 @@ package final class ExtensionEnvironment: @unchecked Sendable {
     /// and by the stand-ins' callback threads. A thread the extension starts itself (a dispatch queue) has none:
     /// guessing the run there would mix up runs of parallel tests, and code outside any run.
     package static var current: ExtensionEnvironment? {
-        get { Thread.current.threadDictionary[key] as? ExtensionEnvironment ?? taskRun }
+        get { Thread.current.threadDictionary[key] as? ExtensionEnvironment ?? taskCurrent }
         set { Thread.current.threadDictionary[key] = newValue }
     }
 
-    /// The run of a `Task { }` the extension starts from `didReceive` (Swift copies task-locals bound on the
-    /// starting thread into it), so `Logger`, `UIImage` and async downloads inside it find their run.
-    /// Detached tasks and dispatch queues still have none.
-    @TaskLocal private static var taskRun: ExtensionEnvironment?
+    /// The same, for Swift tasks: a `Task { }` the extension starts in `didReceive` inherits it, so its
+    /// `try await URLSession.shared.download(from:)` is the run's.
+    @TaskLocal private static var taskCurrent: ExtensionEnvironment?
 
     private static let key = "nse.extension-environment"
 
     /// Runs `body` with `self` as the current thread's environment.
     package func withCurrent<T>(_ body: () throws -> T) rethrows -> T {
-        let previous = Self.current
-        Self.current = self
-        defer { Self.current = previous }
-        return try Self.$taskRun.withValue(self) { try body() }
+        let previous = Thread.current.threadDictionary[Self.key]
+        Thread.current.threadDictionary[Self.key] = self
+        defer { Thread.current.threadDictionary[Self.key] = previous }
+        return try Self.$taskCurrent.withValue(self) { try body() }
     }
 
     package func record(_ diagnostic: Diagnostic) {
@@ -79,15 +78,112 @@ package final class ExtensionEnvironment: @unchecked Sendable {
         lock.withLock { helpersRunning += 1 }
         startThread(name) {
             work()
-            self.lock.withLock { self.helpersRunning -= 1 }
+            let idle: [CheckedContinuation<Void, Never>] = self.lock.withLock {
+                self.helpersRunning -= 1
+                guard self.helpersRunning == 0 else { return [] }
+                defer { self.idleWaiters.removeAll() }
+                return self.idleWaiters
+            }
+            idle.forEach { $0.resume() }
         }
     }
 
-    /// Waits until every helper has finished, or `deadline`.
+    private var idleWaiters: [CheckedContinuation<Void, Never>] = []
+
+    /// Waits until every helper has finished, or `deadline`: woken by the last helper, not by polling.
     package func waitForHelpers(until deadline: ContinuousClock.Instant) async {
-        while lock.withLock({ helpersRunning > 0 }), ContinuousClock.now < deadline {
-            try? await Task.sleep(for: .milliseconds(5))
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask {
+                await withCheckedContinuation { continuation in
+                    let idle: Bool = self.lock.withLock {
+                        if self.helpersRunning == 0 { return true }
+                        self.idleWaiters.append(continuation)
+                        return false
+                    }
+                    if idle { continuation.resume() }
+                }
+            }
+            group.addTask { try? await Task.sleep(until: deadline, clock: .continuous) }
+            await group.next()
+            group.cancelAll()
+            // Wake a waiter the timer beat, so the group can finish.
+            let pending: [CheckedContinuation<Void, Never>] = self.lock.withLock {
+                defer { self.idleWaiters.removeAll() }
+                return self.idleWaiters
+            }
+            pending.forEach { $0.resume() }
         }
+    }
+
+    // MARK: The extension's life and its transfers
+
+    private var lifetime: ContinuousClock.Instant?
+    private var ended = false
+    private var inFlight: [ObjectIdentifier: (transfer: TransferCancellation, request: ExtensionRequest, started: ContinuousClock.Instant)] = [:]
+
+    /// When iOS ends the extension at the latest: the budget plus the grace after the expiry call. Transfers
+    /// still running then die with it.
+    package var lifetimeEnd: ContinuousClock.Instant {
+        get { lock.withLock { lifetime ?? context.deadline + .seconds(1) } }
+        set { lock.withLock { lifetime = newValue } }
+    }
+
+    /// True once the harness has finished the run: the extension's process is gone on a device.
+    package var hasEnded: Bool { lock.withLock { ended } }
+
+    /// Registers a request in progress, so the end of the run aborts it and records it as unfinished; false when
+    /// the run has already ended (the extension is gone: nothing may start).
+    package func track(_ transfer: TransferCancellation, as request: ExtensionRequest, startedAt started: ContinuousClock.Instant) -> Bool {
+        lock.withLock {
+            guard !ended else { return false }
+            inFlight[ObjectIdentifier(transfer)] = (transfer, request, started)
+            return true
+        }
+    }
+
+    /// Takes a request off the in-progress list; false when the end of the run already recorded it as
+    /// unfinished, so its completion must not run.
+    package func untrack(_ transfer: TransferCancellation) -> Bool {
+        lock.withLock { inFlight.removeValue(forKey: ObjectIdentifier(transfer)) != nil }
+    }
+
+    /// Ends the run: every request still in progress is recorded as unfinished and aborted, as iOS kills the
+    /// extension's process with its transfers.
+    package func endRun() {
+        let now = ContinuousClock.now
+        let running = lock.withLock {
+            ended = true
+            defer { inFlight = [:] }
+            for (_, request, started) in inFlight.values {
+                var unfinished = request
+                unfinished.outcome = .unfinished
+                unfinished.milliseconds = started.duration(to: now).milliseconds
+                if observed.requests.count < Self.activityLimit { observed.requests.append(unfinished) }
+            }
+            return inFlight.values.map(\.transfer)
+        }
+        running.forEach { $0.cancel() }
+    }
+
+    /// `URLSession.shared` of this run: made by `make` on first use, the same object afterwards.
+    package func sharedSession(orMake make: () -> AnyObject) -> AnyObject {
+        lock.withLock {
+            if let sharedSession { return sharedSession }
+            let made = make()
+            sharedSession = made
+            return made
+        }
+    }
+
+    private var sharedSession: AnyObject?
+
+    /// For stand-in code used outside any harness run: a default device and budget from now, no host mapping.
+    /// Its folder is made only if something is written there.
+    package static func standalone() -> ExtensionEnvironment {
+        let profile = DeviceProfile()
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("nse-\(UUID().uuidString)")
+        return ExtensionEnvironment(context: ExtensionContext(
+            profile: profile, deadline: .now + profile.timeBudget, fetcher: MediaFetcher(profile: profile), workDirectory: folder))
     }
 
     // MARK: What the extension did (ExtensionActivity in the result)

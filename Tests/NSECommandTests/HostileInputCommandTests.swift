@@ -87,6 +87,16 @@ struct HostileInputCommandTests {
         #expect(!run.stderr.contains("NSCocoaErrorDomain"))
     }
 
+    @Test func anOutputFolderUnderAFileNamesTheFileForBothCommands() async throws {
+        let file = try ScratchFile("taken", "not a folder")
+        let process = try await runNSE(["process", "samples/payloads/jpeg-ok.json", "--out", file.path + "/sub"])
+        let batch = try await runNSE(["batch", "samples/payloads", "--out", file.path + "/sub"])
+        for run in [process, batch] {
+            #expect(run.status == 2)
+            #expect(run.stderr.contains("\(file.path) is a file, not a folder"), "\(run.stderr)")
+        }
+    }
+
     /// `a/x.json` and `b/x.json` once both wrote `OUT/x/`: the last content.json won, the other's attachment stayed.
     @Test func inputsThatShareANameGetFoldersOfTheirOwn() async throws {
         let folder = try temporaryFolder()
@@ -110,6 +120,22 @@ struct HostileInputCommandTests {
         #expect(listing == ["a", "a/x", "a/x/attachment.jpg", "a/x/content.json", "b", "b/x", "b/x/attachment.png", "b/x/content.json"])
         let first = try JSONDecoder().decode(ProcessResult.self, from: Data(contentsOf: out.appendingPathComponent("a/x/content.json")))
         #expect(first.input == a)
+    }
+
+    @Test func aDashReadsThePushFromStandardInput() async throws {
+        let push = #"{"aps": {"alert": {"title": "From a pipe"}}}"#
+        let lint = try await runNSE(["lint", "-", "--format", "json"], standardInput: push)
+        #expect(lint.status == 0, "\(lint.stdout)")
+        let process = try await runNSE(["process", "-", "--format", "json"], standardInput: push)
+        let result = try decodeJSON(ProcessResult.self, process.stdout)
+        #expect(result.input == "-")
+        #expect(result.content?.title == "From a pipe")
+    }
+
+    @Test func versionIsPrinted() async throws {
+        let run = try await runNSE(["--version"])
+        #expect(run.status == 0)
+        #expect(run.stdout == NSEVersion.current + "\n")
     }
 
     @Test func folderNamesNeverCollide() {

@@ -122,13 +122,19 @@ public struct BatchRunner: Sendable {
         return Processed(entry: BatchEntry(result, outputPath: input.outputPath), span: span)
     }
 
-    /// A result for an input the emulator cannot be handed: a folder that could not be listed.
+    /// A result for an input the emulator cannot be handed: a folder that could not be listed, a file not read.
     private func refusal(of input: BatchInput) -> ProcessResult? {
         let path = input.displayPath
         if let listingError = input.listingError {
             return ProcessResult(
                 input: path, inputKind: nil, extensionInvoked: false, outcome: .rejected, imageShown: false, content: nil,
                 diagnostics: [.error(.inputUnreadable, "Cannot list the folder \(path): \(listingError). Its push files were not checked; fix its permissions.")],
+                timings: ["total": 0])
+        }
+        if let reason = input.unreadableReason {
+            return ProcessResult(
+                input: path, inputKind: nil, extensionInvoked: false, outcome: .rejected, imageShown: false, content: nil,
+                diagnostics: [.error(.inputUnreadable, "Cannot read \(path): \(reason).")],
                 timings: ["total": 0])
         }
         return nil

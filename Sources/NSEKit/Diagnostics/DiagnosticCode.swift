@@ -59,6 +59,7 @@ public enum DiagnosticCode: String, Sendable, Codable, CaseIterable {
     case extensionCommunication = "extension.communication"
     case extensionCrashed = "extension.crashed"
     case extensionContainerSeed = "extension.container-seed"
+    case extensionInfoPlist = "extension.info-plist"
 
     // Firebase's helper beyond the image.
     case firebaseDeliveryMetrics = "firebase.delivery-metrics"

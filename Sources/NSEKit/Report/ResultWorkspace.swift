@@ -126,12 +126,25 @@ public final class ResultWorkspace: Sendable {
 public struct OutputFolderError: Error, Sendable, CustomStringConvertible {
     public var folder: URL
 
+    public init(folder: URL) {
+        self.folder = folder
+    }
+
     public var description: String {
+        // The nearest part of the path that exists says what is in the way: a file where a folder should be.
+        var existing = folder.standardizedFileURL
         var isFolder: ObjCBool = false
-        if FileManager.default.fileExists(atPath: folder.path, isDirectory: &isFolder), !isFolder.boolValue {
-            return "cannot write results to \(folder.path): it is a file, not a folder. Name a folder (it is created if missing)."
+        while !FileManager.default.fileExists(atPath: existing.path, isDirectory: &isFolder), existing.pathComponents.count > 1 {
+            existing.deleteLastPathComponent()
         }
-        return "cannot write results to \(folder.path): \(String(cString: strerror(errno))). Name a folder you can write to."
+        if !isFolder.boolValue {
+            let part = existing.path == folder.standardizedFileURL.path ? "it is" : "\(existing.path) is"
+            return "cannot write results to \(folder.path): \(part) a file, not a folder. Name a folder (it is created if missing)."
+        }
+        if access(existing.path, W_OK) != 0 {
+            return "cannot write results to \(folder.path): \(existing.path) is not writable. Name a folder you can write to."
+        }
+        return "cannot write results to \(folder.path). Name a folder you can write to."
     }
 }
 
