@@ -15,14 +15,17 @@ public struct ExtensionRunRequest: Codable, Sendable {
     public var mediaOrigin: String?
     /// A folder whose contents seed the app-group container (`--container`).
     public var containerSeed: String?
+    /// The extension's Info.plist: App Transport Security for its downloads.
+    public var infoPlist: String?
     public var device: Device
 
-    public init(payloadFile: String, resultFile: String, attachmentDirectory: String, mediaOrigin: String?, containerSeed: String?, device: Device) {
+    public init(payloadFile: String, resultFile: String, attachmentDirectory: String, mediaOrigin: String?, containerSeed: String?, infoPlist: String?, device: Device) {
         self.payloadFile = payloadFile
         self.resultFile = resultFile
         self.attachmentDirectory = attachmentDirectory
         self.mediaOrigin = mediaOrigin
         self.containerSeed = containerSeed
+        self.infoPlist = infoPlist
         self.device = device
     }
 
@@ -72,10 +75,16 @@ public enum ExtensionRunnerMain {
             FileHandle.standardError.write(Data("usage: \(arguments.first ?? "runner") REQUEST.json (written by nse extension)\n".utf8))
             return 2
         }
+        var profile = request.device.profile
+        if let infoPlist = request.infoPlist, var policy = try? TransportSecurity(infoPlist: URL(fileURLWithPath: infoPlist)) {
+            // `--allow-http` still opens every host, as it does for `nse process`.
+            if request.device.allowsHTTP { policy.allowsArbitraryLoads = true }
+            profile.transportSecurity = policy
+        }
         var runner = HarnessRunner(memoryMeasurement: .whenAlone) { Extension() }
         runner.containerSeed = request.containerSeed.map { URL(fileURLWithPath: $0) }
         let mapping = request.mediaOrigin.flatMap(URL.init(string:)).map(MediaHostMapping.init(origin:))
-        let emulator = Emulator(profile: request.device.profile, extensionRunner: runner, hostMapping: mapping)
+        let emulator = Emulator(profile: profile, extensionRunner: runner, hostMapping: mapping)
         let result = await emulator.process(
             file: URL(fileURLWithPath: request.payloadFile), attachmentDirectory: URL(fileURLWithPath: request.attachmentDirectory))
         do {

@@ -63,9 +63,10 @@ struct ExtensionCommand: AsyncParsableCommand {
     func run() async throws {
         let inputs: [BatchInput]
         let program: URL
+        let infoPlist: URL?
         do {
             inputs = try BatchInputDiscovery.discover(payloads)
-            program = try buildIfNeeded()
+            (program, infoPlist) = try buildIfNeeded()
         } catch let error as ExtensionBuildError {
             throw usageFailure(error.description)
         } catch let error as BatchInputError {
@@ -94,9 +95,21 @@ struct ExtensionCommand: AsyncParsableCommand {
             let request = ExtensionRunRequest(
                 payloadFile: input.file.path, resultFile: scratch.appendingPathComponent("result-\(index).json").path,
                 attachmentDirectory: staging.path, mediaOrigin: server?.baseURL,
-                containerSeed: container.map { URL(fileURLWithPath: $0).standardizedFileURL.path }, device: .init(device.profile))
+                containerSeed: container.map { URL(fileURLWithPath: $0).standardizedFileURL.path },
+                infoPlist: infoPlist?.path, device: .init(device.profile))
             var result = await ExtensionProcess(program: program, request: request, scratch: scratch, index: index).run(
                 fallback: Emulator(profile: device.profile, extensionRunner: ExtensionCrash(reason: ""), hostMapping: MediaOptions.mapping(to: server)))
+            // As the user named it, like `nse process` reports it.
+            result.input = input.displayPath
+            if workspace == nil, var content = result.content {
+                // The scratch folder goes when the command ends: without --out no attachment file is kept.
+                content.attachments = content.attachments.map { attachment in
+                    var attachment = attachment
+                    attachment.file = nil
+                    return attachment
+                }
+                result.content = content
+            }
             if let workspace, let outDirectory {
                 let destination = outDirectory.appendingPathComponent(folderNames[index])
                 do {
@@ -122,13 +135,21 @@ struct ExtensionCommand: AsyncParsableCommand {
         try ReportOutput.emit(results, format: format, text: TextResultRenderer().render, status: \.exitStatus)
     }
 
-    /// Builds the package unless the last build was of the same sources; returns the program to run.
-    private func buildIfNeeded() throws -> URL {
+    /// Builds the package unless the last build was of the same sources; returns the program to run and the
+    /// extension's Info.plist (its App Transport Security applies to every download).
+    private func buildIfNeeded() throws -> (URL, URL?) {
         let sources = try ExtensionSources.discover(paths, className: className)
+        if let plist = sources.infoPlist {
+            do throws(TransportSecurityError) {
+                _ = try TransportSecurity(infoPlist: plist)
+            } catch .unreadable(let reason) {
+                throw ExtensionBuildError.unreadable(plist.path, reason)
+            }
+        }
         let package = try ExtensionPackage(sources: sources, nseRoot: ExtensionPackage.defaultNSERoot(), cacheRoot: ExtensionPackage.defaultCacheRoot())
         let lock = try package.lock()
         defer { try? lock.close() }
-        guard rebuild || !package.isBuilt else { return package.executable }
+        guard rebuild || !package.isBuilt else { return (package.executable, sources.infoPlist) }
         let note = "nse extension: building \(sources.principalClass) from \(sources.files.count) file(s) in \(package.directory.path)"
         FileHandle.standardError.write(Data("\(note) (the first build compiles nse's modules too: minutes)\n".utf8))
         let started = ContinuousClock.now
@@ -144,7 +165,7 @@ struct ExtensionCommand: AsyncParsableCommand {
         }
         let seconds = String(format: "%.1f", started.duration(to: .now).milliseconds / 1000)
         FileHandle.standardError.write(Data("nse extension: built in \(seconds) s\n".utf8))
-        return package.executable
+        return (package.executable, sources.infoPlist)
     }
 
     private func usageFailure(_ message: String) -> ExitCode {
