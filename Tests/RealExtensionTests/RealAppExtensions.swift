@@ -151,3 +151,40 @@ class PhotoThumbnailService: UNNotificationServiceExtension {
         }
     }
 }
+
+/// Downloads with `URLSession`'s async API inside a Task, logs with `Logger`, hints the type with `UTType`.
+class AsyncDownloadService: UNNotificationServiceExtension {
+    private let logger = Logger(subsystem: "com.example.news", category: "images")
+    var contentHandler: ((UNNotificationContent) -> Void)?
+    var bestAttemptContent: UNMutableNotificationContent?
+
+    override func didReceive(_ request: UNNotificationRequest, withContentHandler contentHandler: @escaping (UNNotificationContent) -> Void) {
+        self.contentHandler = contentHandler
+        bestAttemptContent = request.content.mutableCopy() as? UNMutableNotificationContent
+        guard let bestAttemptContent, let link = request.content.userInfo["media-url"] as? String, let url = URL(string: link) else {
+            contentHandler(request.content)
+            return
+        }
+        Task {
+            do {
+                let (location, response) = try await URLSession.shared.download(from: url)
+                let type = (response.mimeType.flatMap { UTType(mimeType: $0) } ?? .jpeg)
+                let file = location.deletingLastPathComponent().appendingPathComponent("media-\(UUID().uuidString)")
+                try FileManager.default.moveItem(at: location, to: file)
+                // No file extension: the type hint tells iOS what the file is.
+                let attachment = try UNNotificationAttachment(identifier: "media", url: file, options: [UNNotificationAttachmentOptionsTypeHintKey: type.identifier])
+                bestAttemptContent.attachments = [attachment]
+                logger.info("Attached \(type.identifier, privacy: .public) from \(url.host ?? "?", privacy: .private)")
+            } catch {
+                logger.error("Download failed: \(error.localizedDescription, privacy: .public)")
+            }
+            contentHandler(bestAttemptContent)
+        }
+    }
+
+    override func serviceExtensionTimeWillExpire() {
+        if let contentHandler, let bestAttemptContent {
+            contentHandler(bestAttemptContent)
+        }
+    }
+}

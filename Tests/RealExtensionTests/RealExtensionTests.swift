@@ -2,6 +2,7 @@ import CImageFixtures
 import Foundation
 import NSEHarness
 import NSEKit
+import NSEMediaServer
 import Testing
 
 /// Apps' extensions (RealAppExtensions.swift) run by the harness: each test asserts what the phone shows, and
@@ -28,6 +29,27 @@ struct RealExtensionTests {
 
     private func payload(_ extra: String, thread: String = "") -> String {
         #"{"aps": {"alert": {"title": "Ada", "body": "Lunch?"}, "mutable-content": 1, "thread-id": "\#(thread)"}, \#(extra)}"#
+    }
+
+    @Test func anAsyncDownloadWithATypeHintIsShownAndLogged() async throws {
+        let folder = try seed([("pic.gif", { cimagefixtures_write_gif($0, 48, 32, 2, 4) })])
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let gif = try [UInt8](Data(contentsOf: folder.appendingPathComponent("pic.gif")))
+        let server = try LoopbackHTTPServer { request in
+            request.path == "/media/7" ? .ok(gif, contentType: "image/gif") : .notFound
+        }
+        defer { server.stop() }
+        var harness = harness()
+        harness.hostMapping = URL(string: server.baseURL).map(MediaHostMapping.init(origin:))
+
+        let delivered = try await harness.run(AsyncDownloadService.self, payload: payload(#""media-url": "https://news.example.com/media/7""#))
+
+        #expect(delivered.imageShown)
+        let attachment = try #require(delivered.result.content?.attachments.first)
+        #expect(attachment.type == "com.compuserve.gif")
+        #expect(attachment.frames == 2)
+        #expect(delivered.activity.log.map(\.message) == ["Attached com.compuserve.gif from news.example.com"])
+        #expect(delivered.activity.requests.map(\.url) == ["https://news.example.com/media/7"])
     }
 
     @Test func aCachedImageReencodedToPNGIsShownResized() async throws {
