@@ -76,6 +76,7 @@ public struct TextResultRenderer: ResultRenderer {
         switch result.outcome {
         case .modified: result.imageShown ? "OK: extension ran, image shown" : "OK: extension ran (no image requested)"
         case .modifiedWithoutAttachment: "FAIL: extension ran, but the image is NOT shown"
+        case .original where result.extensionInvoked: "FAIL: extension ran, but delivered nothing: the original content is shown"
         case .original: "extension not run: the payload's own content is shown"
         case .bestAttempt: "FAIL: time ran out: best-attempt content shown, no image"
         case .rejected: "REJECTED: nothing reaches the phone"
