@@ -138,7 +138,8 @@ struct BatchRunnerTests {
         #expect(server.requests.filter { $0.path == "/stall.jpg" }.count == 1, "one download shared by the three pushes")
     }
 
-    @Test func aTimeOutSharedByPushesOfTheSameURLIsWaitedForOnce() async throws {
+    @Test(.timeLimit(.minutes(1)))
+    func aTimeOutSharedByPushesOfTheSameURLIsWaitedForOnce() async throws {
         let budget: Duration = .seconds(2)
         let server = try cdn(["/stall.jpg": ServedResponse(headers: [("Content-Type", "image/jpeg")], body: .stall)])
         defer { server.stop() }
@@ -153,11 +154,12 @@ struct BatchRunnerTests {
         #expect(run.completed.count == 3)
         #expect(run.completed.allSatisfy { $0.entry.outcome == .bestAttempt && $0.entry.errors.map(\.code) == [.mediaTimeout, .extensionTimeExpired] })
         #expect(server.requests.filter { $0.path == "/stall.jpg" }.count == 1, "the time-out is shared, not waited for three times")
-        // A hang guard, not a speed measurement (other suites share the machine): three budgets would be 6 s.
-        #expect(elapsed >= budget && elapsed < budget + .seconds(30), "\(elapsed)")
+        #expect(elapsed >= budget, "\(elapsed)")
     }
 
-    @Test func cancellingKeepsOnlyCompleteResults() async throws {
+    /// The budget is ten times the time limit: only transfers aborted by the cancellation let the test finish.
+    @Test(.timeLimit(.minutes(1)))
+    func cancellingKeepsOnlyCompleteResults() async throws {
         let server = try cdn([
             "/stall.jpg": ServedResponse(headers: [("Content-Type", "image/jpeg")], body: .stall),
             "/ok.jpg": .ok(try Fixture.jpeg(), contentType: "image/jpeg"),
@@ -171,18 +173,15 @@ struct BatchRunnerTests {
         for index in 0..<5 { try tree.add("c-never-\(index).json", imageURL: server.baseURL + "/ok.jpg") }
         let discovered = try BatchInputDiscovery.discover([tree.root.path])
 
-        let batch = Task { try await runBatch(discovered, out: out.url, jobs: 4, profile: loopbackProfile(budget: .seconds(60))) }
+        let batch = Task { try await runBatch(discovered, out: out.url, jobs: 4, profile: loopbackProfile(budget: .seconds(600))) }
         // Wait until the four stalled transfers are in flight, then interrupt.
         let waitLimit = ContinuousClock.now + .seconds(10)
         while server.requests.filter({ $0.path == "/stall.jpg" }).count < 4, ContinuousClock.now < waitLimit {
             try await Task.sleep(for: .milliseconds(20))
         }
-        let cancelled = ContinuousClock.now
         batch.cancel()
         let run = try await batch.value
-        let stopping = cancelled.duration(to: .now)
 
-        #expect(stopping < .seconds(5), "transfers in flight abort promptly (libcurl's progress callback runs about once a second): \(stopping)")
         #expect(run.report.summary.interrupted)
         #expect(run.report.summary.exitStatus == 130)
         #expect(run.report.summary.processed == 3 && run.report.summary.notRun == 9)
