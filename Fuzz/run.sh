@@ -56,12 +56,13 @@ if [ ${#swift_selected[@]} -gt 0 ]; then
         esac
         log="$SCRATCH/$target.log"
         echo "== $target: ${FUZZ_SECONDS}s"
-        # -timeout: any input taking 5 s is a finding (the longest payload takes milliseconds); -max_len covers
+        # -timeout: an input still running after 60 s is a hang (the slowest take milliseconds; on a loaded shared
+        # machine a niced process can stall for seconds, so a tighter limit reports the machine); -max_len covers
         # a payload past APNs' largest limit (5 KB) several times over. Leak checking is off: Swift's runtime
         # keeps metadata caches that LeakSanitizer would report at exit.
         set +e
         nice -n 19 "$binary" "$target" "$corpus" "$regressions" \
-            -max_total_time="$FUZZ_SECONDS" -runs="$FUZZ_RUNS" -timeout=5 -rss_limit_mb=2048 -max_len=16384 \
+            -max_total_time="$FUZZ_SECONDS" -runs="$FUZZ_RUNS" -timeout=60 -rss_limit_mb=2048 -max_len=16384 \
             -detect_leaks=0 -artifact_prefix="$regressions/" -print_final_stats=1 > "$log" 2>&1
         status=$?
         set -e
