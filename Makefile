@@ -4,7 +4,7 @@ APT_PACKAGES := pkg-config libcurl4-openssl-dev libpng-dev libjpeg-dev libgif-de
 SUDO := $(shell [ "$$(id -u)" -eq 0 ] || echo sudo)
 NSE := .build/release/nse
 
-.PHONY: deps build demo test bench clean
+.PHONY: deps build demo test test-asan test-tsan fuzz bench clean
 
 ## Installs the apt packages that are missing (libcurl, libpng, libjpeg-turbo, giflib headers).
 deps:
@@ -26,6 +26,20 @@ demo: build
 test: deps
 	$(SWIFT) test
 
+## The whole suite under AddressSanitizer / ThreadSanitizer, each in a build folder of its own (not part of `make test`).
+## Suppressions: only leaks proven to be in Foundation or XCTest, each explained in the file.
+test-asan: deps
+	LSAN_OPTIONS="suppressions=$(CURDIR)/Tests/Sanitizers/lsan-suppressions.txt $$LSAN_OPTIONS" \
+	  $(SWIFT) test --sanitize=address --scratch-path .build-asan
+
+test-tsan: deps
+	$(SWIFT) test --sanitize=thread --scratch-path .build-tsan
+
+## Runs every fuzz target (Swift: payload, fcm, lint, media; C: png, jpeg, gif) for FUZZ_SECONDS each.
+FUZZ_SECONDS ?= 60
+fuzz: deps
+	FUZZ_SECONDS=$(FUZZ_SECONDS) SWIFT=$(SWIFT) Fuzz/run.sh
+
 ## Measures `nse batch` (release build) against the decode floor and a requests + Pillow pipeline; not part of CI.
 bench: deps
 	$(SWIFT) build -c release --product nse
@@ -34,4 +48,4 @@ bench: deps
 	.build/release/nse-bench --nse $(NSE) --python Benchmarks/python_pipeline.py
 
 clean:
-	rm -rf .build out
+	rm -rf .build .build-fuzz .build-asan .build-tsan out
