@@ -4,7 +4,9 @@ APT_PACKAGES := pkg-config libcurl4-openssl-dev libpng-dev libjpeg-dev libgif-de
 SUDO := $(shell [ "$$(id -u)" -eq 0 ] || echo sudo)
 NSE := .build/release/nse
 
-.PHONY: deps build demo test test-asan test-tsan fuzz bench clean
+PREFIX ?= /usr/local
+
+.PHONY: deps build demo test test-asan test-tsan fuzz bench clean install
 
 ## Installs the apt packages that are missing (libcurl, libpng, libjpeg-turbo, giflib headers).
 deps:
@@ -35,8 +37,8 @@ test-asan: deps
 test-tsan: deps
 	$(SWIFT) test --sanitize=thread --scratch-path .build-tsan
 
-## Runs every fuzz target (Swift: payload, fcm, lint, media; C: png, jpeg, gif) for FUZZ_SECONDS each.
-FUZZ_SECONDS ?= 60
+## Runs every fuzz target (Swift: payload, fcm, lint, media; then the C checkers' through Fuzz/run-c.sh) for
+## FUZZ_SECONDS each, printing executions and executions per second per target.
 fuzz: deps
 	FUZZ_SECONDS=$(FUZZ_SECONDS) SWIFT=$(SWIFT) Fuzz/run.sh
 
@@ -47,5 +49,20 @@ bench: deps
 	@python3 -c "import requests, PIL" 2>/dev/null || python3 -m pip install --quiet requests pillow
 	.build/release/nse-bench --nse $(NSE) --python Benchmarks/python_pipeline.py
 
+## Copies the release binary to $(PREFIX)/bin (default /usr/local/bin).
+install: build
+	install -d $(DESTDIR)$(PREFIX)/bin
+	install -m 755 $(NSE) $(DESTDIR)$(PREFIX)/bin/nse
+
 clean:
 	rm -rf .build .build-fuzz .build-asan .build-tsan out
+
+# ---- C fuzzing (images branch): libFuzzer targets for the PNG, JPEG and GIF checkers ---------------------------
+# Kept in its own block so the `make fuzz` driver can call it: `make fuzz-c FUZZ_SECONDS=600`.
+FUZZ_SECONDS ?= 60
+
+.PHONY: fuzz-c
+## Fuzzes the C image checkers (Fuzz/c) with libFuzzer, FUZZ_SECONDS each; inputs that fail land in Fuzz/regressions/.
+fuzz-c: deps
+	FUZZ_SECONDS=$(FUZZ_SECONDS) Fuzz/run-c.sh
+# ---- end of C fuzzing -------------------------------------------------------------------------------------------

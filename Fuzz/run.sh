@@ -4,7 +4,7 @@
 #
 #   Fuzz/run.sh                          # every target, 60 s each
 #   FUZZ_SECONDS=600 Fuzz/run.sh lint    # one Swift target (payload, fcm, lint, media); png, jpeg, gif go to run-c.sh
-#   FUZZ_RUNS=10000000 Fuzz/run.sh fcm   # stop after that many executions instead (FUZZ_SECONDS still caps it)
+#   FUZZ_RUNS=10000000 FUZZ_SECONDS=7200 Fuzz/run.sh fcm   # stop after that many runs (or the time limit)
 #
 # Inputs that crash, trap, leak or hang are written to Fuzz/regressions/<target>/; FuzzTargetRegressionTests
 # replays every file there in `make test`, so commit them with the fix. The working corpus stays in
@@ -14,7 +14,8 @@ cd "$(dirname "$0")/.."
 
 SWIFT=${SWIFT:-swift}
 FUZZ_SECONDS=${FUZZ_SECONDS:-60}
-FUZZ_RUNS=${FUZZ_RUNS:--1}
+# Stop after this many runs (0: only the time limit), as in Fuzz/run-c.sh.
+FUZZ_RUNS=${FUZZ_RUNS:-0}
 SCRATCH=.build-fuzz
 SWIFT_TARGETS=(payload fcm lint media)
 C_TARGETS=(png jpeg gif)
@@ -55,20 +56,21 @@ if [ ${#swift_selected[@]} -gt 0 ]; then
             *) cp samples/payloads/* Fuzz/seeds/json/* "$corpus/" ;;
         esac
         log="$SCRATCH/$target.log"
-        echo "== $target: ${FUZZ_SECONDS}s"
+        echo "== $target: up to ${FUZZ_SECONDS}s$([ "$FUZZ_RUNS" -gt 0 ] && echo " or $FUZZ_RUNS runs")"
         # -timeout: an input still running after 60 s is a hang (the slowest take milliseconds; on a loaded shared
         # machine a niced process can stall for seconds, so a tighter limit reports the machine); -max_len covers
         # a payload past APNs' largest limit (5 KB) several times over. Leak checking is off: Swift's runtime
         # keeps metadata caches that LeakSanitizer would report at exit.
         set +e
         nice -n 19 "$binary" "$target" "$corpus" "$regressions" \
-            -max_total_time="$FUZZ_SECONDS" -runs="$FUZZ_RUNS" -timeout=60 -rss_limit_mb=2048 -max_len=16384 \
+            -max_total_time="$FUZZ_SECONDS" -runs="$([ "$FUZZ_RUNS" -gt 0 ] && echo "$FUZZ_RUNS" || echo -1)" -timeout=60 -rss_limit_mb=2048 -max_len=16384 \
             -detect_leaks=0 -artifact_prefix="$regressions/" -print_final_stats=1 > "$log" 2>&1
         status=$?
         set -e
         runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
         rate=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$log" | tail -1)
-        echo "   $target: ${runs:-?} executions, ${rate:-?} exec/s, exit $status (log: $log)"
+        seconds=$(sed -n 's/^Done [0-9]* runs in \([0-9]*\) second.*/\1/p' "$log" | tail -1)
+        echo "   $target: ${runs:-?} executions in ${seconds:-?} s, ${rate:-?} exec/s, exit $status (log: $log)"
         if [ "$status" -ne 0 ]; then
             failed+=("$target")
             grep -E "^(==[0-9]+==ERROR|SUMMARY|Fatal error|.*Precondition failed|Test unit written)" "$log" | head -5 || true
@@ -78,7 +80,7 @@ fi
 
 if [ ${#c_selected[@]} -gt 0 ]; then
     if [ -x Fuzz/run-c.sh ]; then
-        FUZZ_SECONDS="$FUZZ_SECONDS" Fuzz/run-c.sh "${c_selected[@]}" || failed+=("C checkers")
+        FUZZ_SECONDS="$FUZZ_SECONDS" FUZZ_RUNS="$FUZZ_RUNS" Fuzz/run-c.sh "${c_selected[@]}" || failed+=("C checkers")
     else
         echo "== no Fuzz/run-c.sh: the C checkers' targets (${c_selected[*]}) are skipped"
     fi
