@@ -178,10 +178,11 @@ package final class ExtensionEnvironment: @unchecked Sendable {
     private var sharedSession: AnyObject?
 
     /// For stand-in code used outside any harness run: a default device and budget from now, no host mapping.
-    /// Its folder is made only if something is written there.
+    /// Its folder is one per process, made only if something is written there (download tasks' `.tmp` files,
+    /// each deleted after its handler), so calls outside a run leave no folder per call.
     package static func standalone() -> ExtensionEnvironment {
         let profile = DeviceProfile()
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("nse-\(UUID().uuidString)")
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("nse-standalone-\(getpid())")
         return ExtensionEnvironment(context: ExtensionContext(
             profile: profile, deadline: .now + profile.timeBudget, fetcher: MediaFetcher(profile: profile), workDirectory: folder))
     }

@@ -89,7 +89,11 @@ extension ExtensionEnvironment {
 
         guard let scheme = request.url.scheme?.lowercased(), scheme == "http" || scheme == "https", request.url.host != nil else {
             let error = URLError(.unsupportedURL)
-            finish(.failed, error, .error(.mediaInvalidURL, "The extension's \(where_) is not an http(s) URL: iOS fails it with NSURLErrorUnsupportedURL (-1002)."))
+            let scheme = request.url.scheme?.lowercased() ?? ""
+            let finding: Diagnostic = scheme == "file" || scheme == "data"
+                ? .warning(.mediaInvalidURL, "The extension's \(where_) is a \(scheme): URL, which iOS's URLSession loads but the harness does not emulate: the extension got NSURLErrorUnsupportedURL (-1002) here. Read local files with FileManager or Data(contentsOf:).")
+                : .error(.mediaInvalidURL, "The extension's \(where_) is not an http(s) URL: iOS fails it with NSURLErrorUnsupportedURL (-1002).")
+            finish(.failed, error, finding)
             return .failure(error)
         }
         guard profile.transportSecurityAllows(request.url) else {

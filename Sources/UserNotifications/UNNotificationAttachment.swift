@@ -47,6 +47,7 @@ open class UNNotificationAttachment: NSObject, @unchecked Sendable {
             throw UNError(UNError.Code(rawValue: error.unErrorCode) ?? .attachmentInvalidURL)
         }
         super.init()
+        environment?.noteFile(url, .attached, by: "UNNotificationAttachment")
         for warning in Self.checkOptions(named) { environment?.record(warning) }
     }
 

@@ -33,7 +33,8 @@ open class URLSession: NSObject, @unchecked Sendable {
     // `lock` guards the task list and the invalidation state; `callbacks` keeps delegate calls one at a time,
     // as iOS's serial delegate queue does.
     private let lock = NSLock()
-    private let callbacks = NSLock()
+    // Recursive: a delegate method may invalidate the session, which reports to the delegate in turn.
+    private let callbacks = NSRecursiveLock()
     private var tasks: [Int: URLSessionTask] = [:]
     private var nextIdentifier = 1
     private var invalidated = false

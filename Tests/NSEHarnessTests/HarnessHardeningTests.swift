@@ -91,7 +91,7 @@ struct HarnessHardeningTests {
 
         var greedy = harness()
         greedy.memoryMeasurement = .whenAlone
-        let delivered = try await greedy.run(GreedyService.self, payload: payload())
+        let delivered = try await greedy.run(HungryService.self, payload: payload())
         hold.release()
 
         #expect(delivered.outcome == .modified)
@@ -111,7 +111,7 @@ struct HarnessHardeningTests {
 
         var greedy = harness()
         greedy.memoryMeasurement = .exclusive
-        let measured = Task { try await greedy.run(GreedyService.self, payload: payload()) }
+        let measured = Task { try await greedy.run(HungryService.self, payload: payload()) }
         hold.release()
         let delivered = try await measured.value
 

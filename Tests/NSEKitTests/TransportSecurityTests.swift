@@ -82,4 +82,18 @@ struct TransportSecurityTests {
         #expect(profile.transportSecurityAllows(try #require(URL(string: "http://a.com/x"))))
         #expect(profile.transportSecurity.allowsArbitraryLoads)
     }
+
+    @Test(arguments: [
+        ("http://printer/a.jpg", true),
+        ("http://camera.local/a.jpg", true),
+        ("http://192.168.1.20/a.jpg", true),
+        ("http://[::1]:8080/a.jpg", true),
+        ("http://cdn.example.com/a.jpg", false),
+        ("http://1.2.3.example.com/a.jpg", false),
+    ])
+    func localNetworkingCoversLocalHostsOnly(url: String, allowed: Bool) throws {
+        let ats = policy(["NSAllowsLocalNetworking": true])
+        #expect(ats.allows(try #require(URL(string: url))) == allowed)
+        #expect(!policy([:]).allows(try #require(URL(string: url))), "nothing over http without a key")
+    }
 }

@@ -5,6 +5,8 @@ import Foundation
 public struct TransportSecurity: Sendable, Hashable {
     /// `NSAllowsArbitraryLoads` (and no key that makes iOS ignore it).
     public var allowsArbitraryLoads = false
+    /// `NSAllowsLocalNetworking`: plain http to unqualified host names, `.local` domains and IP addresses.
+    public var allowsLocalNetworking = false
     /// `NSExceptionDomains`, by lowercased domain.
     public var exceptionDomains: [String: DomainException] = [:]
     /// Keys of the plist that were present but not understood, or ignored by iOS, for a warning.
@@ -38,6 +40,7 @@ public struct TransportSecurity: Sendable, Hashable {
     public func allowsInsecureLoad(to host: String) -> Bool {
         let host = host.lowercased().trimmingCharacters(in: CharacterSet(charactersIn: "."))
         if let exact = exceptionDomains[host] { return exact.allowsInsecureHTTPLoads }
+        if allowsLocalNetworking, Self.isLocal(host) { return true }
         // Walk up the labels: "a.b.example.com" tries "b.example.com", then "example.com", then "com".
         var labels = host.split(separator: ".")
         while labels.count > 1 {
@@ -47,6 +50,15 @@ public struct TransportSecurity: Sendable, Hashable {
             }
         }
         return allowsArbitraryLoads
+    }
+
+    /// An unqualified name ("printer"), a `.local` name, or an IPv4 or IPv6 address: what NSAllowsLocalNetworking covers.
+    static func isLocal(_ host: String) -> Bool {
+        let bare = host.trimmingCharacters(in: CharacterSet(charactersIn: "[]"))
+        if bare.contains(":") { return true }
+        if !bare.contains(".") || bare.hasSuffix(".local") { return true }
+        let octets = bare.split(separator: ".", omittingEmptySubsequences: false)
+        return octets.count == 4 && octets.allSatisfy { UInt8($0) != nil }
     }
 
     /// True when a load of `url` is allowed: https always, http as `allowsInsecureLoad(to:)` says, no other scheme.
@@ -96,6 +108,7 @@ public struct TransportSecurity: Sendable, Hashable {
             notes.append("NSAllowsArbitraryLoads is ignored because \(overriding.joined(separator: ", ")) is present")
         }
         allowsArbitraryLoads = arbitrary && overriding.isEmpty
+        allowsLocalNetworking = Self.bool(ats["NSAllowsLocalNetworking"])
         guard let domains = ats["NSExceptionDomains"] else { return }
         guard let domains = domains as? [String: Any] else {
             notes.append("NSExceptionDomains is not a dictionary: iOS ignores it")
