@@ -54,6 +54,31 @@ struct ExtensionSourcesTests {
         #expect(throws: ExtensionBuildError.self) { try ExtensionSources.discover([root.path]) }
     }
 
+    /// A stand-in for the program `nse extension` builds: a script that ends the way the test says.
+    private func program(_ body: String, in root: URL) throws -> URL {
+        let script = root.appendingPathComponent("program.sh")
+        try Data("#!/bin/sh\n\(body)\n".utf8).write(to: script)
+        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: script.path)
+        return script
+    }
+
+    @Test(arguments: ["kill -SEGV $$", "exit 3", "exit 0"])
+    func aProgramThatEndsWithoutAResultIsACrash(ending: String) async throws {
+        let root = try folder(["push.json": #"{"aps": {"alert": {"title": "Hi"}, "mutable-content": 1}}"#])
+        defer { try? FileManager.default.removeItem(at: root) }
+        let request = ExtensionRunRequest(
+            payloadFile: root.appendingPathComponent("push.json").path, resultFile: root.appendingPathComponent("result.json").path,
+            attachmentDirectory: root.appendingPathComponent("attachments").path, mediaOrigin: nil, containerSeed: nil, infoPlist: nil,
+            device: .init(DeviceProfile()))
+        let run = ExtensionProcess(program: try program(ending, in: root), request: request, scratch: root, index: 0)
+        let result = await run.run(fallback: Emulator(profile: DeviceProfile(), extensionRunner: ExtensionCrash(reason: "")))
+        #expect(result.outcome == .original)
+        #expect(result.content?.title == "Hi")
+        let message = try #require(result.diagnostics.first { $0.code == .extensionCrashed }?.message)
+        let expected = ending.hasPrefix("kill") ? "crashed (signal 11)" : ending == "exit 3" ? "exited with status 3" : "ended without writing its result"
+        #expect(message.contains(expected), "\(message)")
+    }
+
     @Test func aCrashedExtensionShowsTheOriginalContent() async throws {
         let root = try folder(["push.json": #"{"aps": {"alert": {"title": "Hi"}, "mutable-content": 1}}"#])
         defer { try? FileManager.default.removeItem(at: root) }

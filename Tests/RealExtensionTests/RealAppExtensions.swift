@@ -188,3 +188,16 @@ class AsyncDownloadService: UNNotificationServiceExtension {
         }
     }
 }
+
+/// Updates the content without donating, with avatar bytes that are no image.
+class HastyMessageService: UNNotificationServiceExtension {
+    override func didReceive(_ request: UNNotificationRequest, withContentHandler contentHandler: @escaping (UNNotificationContent) -> Void) {
+        let sender = INPerson(
+            personHandle: INPersonHandle(value: "u1", type: .unknown), nameComponents: nil, displayName: "Cy",
+            image: INImage(imageData: Data("<html>avatar</html>".utf8)), contactIdentifier: nil, customIdentifier: "u1")
+        let intent = INSendMessageIntent(
+            recipients: nil, outgoingMessageType: .outgoingMessageText, content: nil, speakableGroupName: nil,
+            conversationIdentifier: "c1", serviceName: nil, sender: sender, attachments: nil)
+        contentHandler((try? request.content.updating(from: intent)) ?? request.content)
+    }
+}

@@ -124,6 +124,18 @@ struct RealExtensionTests {
         #expect(communication.groupName == nil)
     }
 
+    @Test func anUndonatedMessageWithABrokenAvatarIsReported() async throws {
+        let delivered = try await harness().run(HastyMessageService.self, payload: payload(#""x": 1"#))
+        let communication = try #require(delivered.result.content?.communication)
+        #expect(communication.senderName == "Cy")
+        #expect(communication.avatar == nil)
+        #expect(!communication.donated)
+        let warnings = delivered.diagnostics.filter { $0.code == .extensionCommunication }.map(\.message)
+        #expect(warnings.count == 2)
+        #expect(warnings.contains { $0.contains("initials") })
+        #expect(warnings.contains { $0.contains("never donated") })
+    }
+
     @Test func decodingATwelveMegapixelPhotoIsTheMemoryKill() async throws {
         let folder = try seed([("latest.jpg", { cimagefixtures_write_jpeg($0, 4000, 3000, 80, 0, 11) })])
         defer { try? FileManager.default.removeItem(at: folder) }
