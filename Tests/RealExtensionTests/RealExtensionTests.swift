@@ -20,8 +20,9 @@ struct RealExtensionTests {
     }
 
     private func harness(seed: URL? = nil) -> ExtensionHarness {
+        // iOS's own 30 s budget: the extensions' Tasks wait for a thread of Swift's cooperative pool, which other
+        // suites keep busy on a loaded two-core machine; none of these tests is about expiry.
         var harness = ExtensionHarness()
-        harness.profile.timeBudget = .seconds(10)
         harness.expiryGrace = .milliseconds(500)
         harness.containerSeed = seed
         return harness
