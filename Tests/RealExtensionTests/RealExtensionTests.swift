@@ -137,6 +137,37 @@ struct RealExtensionTests {
         #expect(warnings.contains { $0.contains("never donated") })
     }
 
+    @Test func appGroupDefaultsAreSeededThroughTheContainer() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("nse-real-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let preferences = folder.appendingPathComponent("Library/Preferences")
+        try FileManager.default.createDirectory(at: preferences, withIntermediateDirectories: true)
+        let seeded = try PropertyListSerialization.data(fromPropertyList: ["unread": 4], format: .xml, options: 0)
+        try seeded.write(to: preferences.appendingPathComponent("group.com.example.app.plist"))
+
+        let delivered = try await harness(seed: folder).run(SharedCounterService.self, payload: payload(#""x": 1"#))
+        #expect(delivered.content.badge == 5)
+        #expect(delivered.content.subtitle == "stored 5")
+
+        // Each run has its own container: a run without the seed starts from nothing.
+        let fresh = try await harness().run(SharedCounterService.self, payload: payload(#""x": 1"#))
+        #expect(fresh.content.badge == 1)
+    }
+
+    @Test func firebasesHelperUnderItsObjectiveCNameShowsTheImage() async throws {
+        let folder = try seed([("a.png", { cimagefixtures_write_png($0, 20, 10, 0, 1) })])
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let png = try [UInt8](Data(contentsOf: folder.appendingPathComponent("a.png")))
+        let server = try LoopbackHTTPServer { _ in .ok(png, contentType: "image/png") }
+        defer { server.stop() }
+        var harness = harness()
+        harness.hostMapping = URL(string: server.baseURL).map(MediaHostMapping.init(origin:))
+
+        let delivered = try await harness.run(ObjCStyleFirebaseService.self, payload: payload(#""fcm_options": {"image": "https://img.example.com/a.png"}"#))
+        #expect(delivered.imageShown)
+        #expect(delivered.result.content?.attachments.first?.width == 20)
+    }
+
     @Test func decodingATwelveMegapixelPhotoIsTheMemoryKill() async throws {
         let folder = try seed([("latest.jpg", { cimagefixtures_write_jpeg($0, 4000, 3000, 80, 0, 11) })])
         defer { try? FileManager.default.removeItem(at: folder) }
