@@ -60,6 +60,13 @@ let package = Package(
             name: "NSEHarnessTests",
             dependencies: ["UserNotifications", "FirebaseMessaging", "NSEHarness", "NSEKit", "NSEMediaServer", "CImageFixtures"]
         ),
+        // Extension files written the way public apps write them (URLSession, Data(contentsOf:)), compiled in
+        // Swift 5 mode as Xcode compiles app code, run by the harness against a loopback server.
+        .testTarget(
+            name: "AppExtensionTests",
+            dependencies: ["UserNotifications", "NSEHarness", "NSEKit", "NSEMediaServer", "CImageFixtures"],
+            swiftSettings: [.swiftLanguageMode(.v5)]
+        ),
         // The README's example: an app's NotificationService.swift, unchanged, tested on Linux.
         .testTarget(
             name: "ExampleExtensionTests",
