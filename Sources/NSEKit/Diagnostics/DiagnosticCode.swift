@@ -14,6 +14,8 @@ public enum DiagnosticCode: String, Sendable, Codable, CaseIterable {
     case fcmReservedDataKey = "fcm.reserved-data-key"
     case fcmDataOnlyPriority = "fcm.data-only-priority"
     case fcmInvalidField = "fcm.invalid-field"
+    case fcmApnsPayloadAps = "fcm.apns-payload-aps"
+    case fcmLegacyAPI = "fcm.legacy-api"
 
     // Lint of the `aps` dictionary (Lint/ApsLint.swift and its neighbours).
     case lintApsUnknownKey = "lint.aps.unknown-key"
@@ -30,6 +32,10 @@ public enum DiagnosticCode: String, Sendable, Codable, CaseIterable {
     case lintApsRelevanceScore = "lint.aps.relevance-score"
     case lintApsStringType = "lint.aps.string-type"
     case lintApsLiveActivity = "lint.aps.live-activity"
+    case lintApsMisplacedKey = "lint.aps.misplaced-key"
+
+    // The image the payload asks for, judged without the network (Checks/ImageRequestRules.swift).
+    case lintImageType = "lint.image.type"
 
     // Lint of the APNs request headers (Lint/HeaderLint.swift).
     case lintHeaderValueType = "lint.header.value-type"
@@ -48,6 +54,7 @@ public enum DiagnosticCode: String, Sendable, Codable, CaseIterable {
     case payloadTooLarge = "payload.too-large"
     case payloadApsMissing = "payload.aps-missing"
     case payloadMutableContentNotNumber = "payload.mutable-content-not-number"
+    case payloadLocalizedAlert = "payload.localized-alert"
 
     // Does iOS run the Notification Service Extension?
     case extensionNotInvoked = "extension.not-invoked"
