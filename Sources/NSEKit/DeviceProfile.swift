@@ -1,3 +1,5 @@
+import Foundation
+
 /// The device facts the emulator reproduces, including the ones Apple leaves undocumented.
 ///
 /// Every undocumented fact (device-behaviour.md marks them uncertain) is a property here with the
@@ -27,6 +29,12 @@ public struct DeviceProfile: Sendable, Hashable {
     public var memoryLimit = 24 * 1_048_576
 
     public init() {}
+
+    /// App Transport Security's verdict on one URL the extension loads, the payload's own and every redirect
+    /// hop alike: https always, plain http only with an exception (`allowsHTTP`).
+    public func transportSecurityAllows(_ url: URL) -> Bool {
+        url.scheme?.lowercased() == "https" || allowsHTTP
+    }
 
     /// The largest file iOS accepts for an attachment of `category`.
     public func sizeLimit(for category: AttachmentType.Category) -> Int {

@@ -64,7 +64,7 @@ struct BatchCommand: AsyncParsableCommand {
             do {
                 try FileManager.default.createDirectory(at: outDirectory, withIntermediateDirectories: true)
             } catch {
-                throw Self.usageError("cannot create the output folder \(outDirectory.path): \(error.localizedDescription)")
+                throw Self.usageError(OutputFolderError(folder: outDirectory).description)
             }
         }
 

@@ -112,7 +112,7 @@ final class BatchProgress: Sendable {
     }
 
     private static func duration(_ seconds: Double) -> String {
-        let whole = Int(seconds.rounded(.up))
+        let whole = Int(saturating: seconds.rounded(.up))
         return whole < 60 ? "\(whole) s" : "\(whole / 60) min \(whole % 60) s"
     }
 

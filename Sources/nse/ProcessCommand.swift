@@ -20,7 +20,7 @@ struct ProcessCommand: AsyncParsableCommand {
     @Argument(help: "APNs payloads (.json), simctl files (.apns) or FCM HTTP v1 messages.", completion: .file())
     var files: [String]
 
-    @Option(help: ArgumentHelp("Save each result as DIR/<name>/content.json with its attachment.", valueName: "dir"))
+    @Option(help: ArgumentHelp("Save each result as DIR/<name>/content.json with its attachment (inputs that share a name get their parent folders too).", valueName: "dir"))
     var out: String?
 
     @Option(help: "Output format: text (default on a terminal) or json (default otherwise).")
@@ -44,13 +44,27 @@ struct ProcessCommand: AsyncParsableCommand {
         var emulator = Emulator(profile: device.profile, changes: changes.changes, hostMapping: MediaOptions.mapping(to: server))
         emulator.platform = platform
 
+        let outDirectory = out.map { URL(fileURLWithPath: $0) }
+        let workspace: ResultWorkspace?
+        do {
+            workspace = try outDirectory.map { try ResultWorkspace(outDirectory: $0) }
+        } catch {
+            throw ValidationError("--out: \(error)")
+        }
+        defer { workspace?.remove() }
+        let folderNames = ResultFolderNames.names(for: files)
+
         var results: [ProcessResult] = []
-        for file in files {
-            let input = URL(fileURLWithPath: file)
-            let folder = out.map { URL(fileURLWithPath: $0).appendingPathComponent(input.deletingPathExtension().lastPathComponent) }
-            let result = await emulator.process(file: input, attachmentDirectory: folder)
-            if let folder {
-                try AtomicFile.write(JSONResultRenderer().encode(result), to: folder.appendingPathComponent("content.json"))
+        for (index, file) in files.enumerated() {
+            let staging = workspace?.stagingFolder(for: index)
+            var result = await emulator.process(file: URL(fileURLWithPath: file), attachmentDirectory: staging)
+            if let workspace, let staging, let outDirectory {
+                let destination = outDirectory.appendingPathComponent(folderNames[index])
+                do {
+                    _ = try workspace.publish(&result, staged: staging, to: destination)
+                } catch {
+                    result.diagnostics.append(.warning(.mediaNotSaved, "The result could not be saved to \(destination.path): \(error.localizedDescription). The verdict is unaffected."))
+                }
             }
             results.append(result)
         }

@@ -15,16 +15,41 @@ struct BatchDiscoveryTests {
         try tree.write(".f.json", "{}")
         try tree.write("out/previous.json", "{}")
         try FileManager.default.createDirectory(at: folder.file("empty"), withIntermediateDirectories: true)
-        // A link to a folder could loop; a link to a file is that file; a FIFO would block whoever reads it.
+        // A link to a folder could loop; a link to a file is that file; a FIFO would block whoever reads it, so it
+        // is reported unread.
         try FileManager.default.createSymbolicLink(at: folder.file("loop"), withDestinationURL: folder.url)
         try FileManager.default.createSymbolicLink(at: folder.file("linked.json"), withDestinationURL: folder.file("notes.txt"))
         #expect(mkfifo(folder.file("fifo.json").path, 0o644) == 0)
 
         let inputs = try BatchInputDiscovery.discover([folder.url.path], excluding: [folder.file("out")])
 
-        #expect(inputs.map(\.outputPath) == ["A.json", "a.apns", "a.json", "a/x.json", "b.json", "linked.json", "sub/c.JSON", "sub/deeper/d.json"])
+        #expect(inputs.map(\.outputPath) == ["A.json", "a.apns", "a.json", "a/x.json", "b.json", "fifo.json", "linked.json", "sub/c.JSON", "sub/deeper/d.json"])
         #expect(inputs.first?.file.path == folder.file("A.json").path)
         #expect(inputs.allSatisfy { $0.listingError == nil })
+        #expect(inputs.filter { $0.unreadableReason != nil }.map(\.outputPath) == ["fifo.json"])
+    }
+
+    /// Foundation's listing drops a name that is not UTF-8; a broken link was passed over. Both are now results.
+    @Test func filesThatCannotBeReadAreReportedNotSkipped() async throws {
+        let folder = try TemporaryFolder()
+        try PayloadTree(root: folder.url).write("ok.json", #"{"aps": {"alert": "Hi"}}"#)
+        let rawName = Array(folder.url.path.utf8) + Array("/caf".utf8) + [0xE9] + Array(".json".utf8) + [0]
+        let descriptor = rawName.withUnsafeBufferPointer { name in
+            name.baseAddress!.withMemoryRebound(to: CChar.self, capacity: name.count) { open($0, O_WRONLY | O_CREAT, 0o644) }
+        }
+        #expect(descriptor >= 0)
+        close(descriptor)
+        try FileManager.default.createSymbolicLink(at: folder.file("gone.json"), withDestinationURL: folder.file("missing.json"))
+
+        let inputs = try BatchInputDiscovery.discover([folder.url.path])
+        #expect(inputs.map(\.outputPath) == ["caf\\xE9.json", "gone.json", "ok.json"])
+
+        let report = try await BatchRunner(emulator: Emulator(), jobs: 2, outDirectory: nil).run(inputs)
+        let entries = report.entries.compactMap { $0 }
+        #expect(entries.count == 3)
+        #expect(entries.map { $0.errors.map(\.code) } == [[.inputUnreadable], [.inputUnreadable], []])
+        #expect(entries.first?.errors.first?.message.contains("not valid UTF-8") == true)
+        #expect(entries.dropFirst().first?.errors.first?.message.contains("symbolic link") == true)
     }
 
     @Test func severalFoldersKeepTheirNamesAndFilesTheirOwn() throws {

@@ -66,13 +66,13 @@ struct BatchRunnerTests {
         let tree = PayloadTree(root: inputs.url)
         try tree.add("plain.json", imageURL: nil)
         // No process has this id (it is above Linux's pid_max); PID 1 always runs.
-        let abandoned = out.file(".nse-batch-2147483646-0A1B/stage/3")
-        let running = out.file(".nse-batch-1-0A1B")
+        let abandoned = out.file(".nse-work-2147483646-0A1B/stage/3")
+        let running = out.file(".nse-work-1-0A1B")
         for folder in [abandoned, running] { try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true) }
 
         _ = try await runBatch(tree, out: out.url)
 
-        #expect(listing(out.url) == [".nse-batch-1-0A1B", "plain.json", "plain.json/content.json", "report.json"])
+        #expect(listing(out.url) == [".nse-work-1-0A1B", "plain.json", "plain.json/content.json", "report.json"])
     }
 
     @Test func aSharedURLIsDownloadedAndDecodedOnceYetEveryPushGetsItsOwnFile() async throws {

@@ -127,8 +127,12 @@ public struct AndroidImageCheck: Sendable {
             return .error(.androidImageNetwork, "The Android image download from \(url.absoluteString) failed: \(detail). The notification shows without the image.")
         case .tooManyRedirects(let limit):
             return .error(.androidImageNetwork, "\(url.absoluteString) redirected more than \(limit) times: the download fails and the notification shows without the image. Point the message at the final URL.")
-        case .insecureRedirect:
-            return .error(.androidImageNetwork, "\(url.absoluteString) redirects to plain http: the download fails. Keep every redirect on https.")
+        case .insecureRedirect(let hop):
+            return .error(.androidImageNetwork, "\(url.absoluteString) redirects to plain http (\(hop.absoluteString)): the download fails. Keep every redirect on https.")
+        case .unsupportedRedirect(let hop):
+            return .error(.androidImageNetwork, "\(url.absoluteString) redirects to \(hop.absoluteString), a `\(hop.scheme ?? "")` URL the FCM SDK's HTTP client does not follow: the download fails and the notification shows without the image.")
+        case .headersTooLarge(let limit):
+            return .error(.androidImageNetwork, "The server's response to \(url.absoluteString) has more than \(limit) bytes of headers; nse refuses it (what Android does with it is unknown) and reports the image as not shown.")
         case .truncated(let expected, let received):
             return .error(.androidImageNetwork, "The connection closed after \(received) bytes\(expected.map { " of \($0)" } ?? ""): the download fails and the notification shows without the image.")
         case .cannotSave(let detail):

@@ -10,11 +10,15 @@ public struct BatchInput: Sendable, Hashable {
     public var outputPath: String
     /// Why the folder at `file` could not be listed; nil for a push file.
     public var listingError: String?
+    /// Why the push file at `file` is not read: a name that is not UTF-8, a FIFO or device, a broken link.
+    /// Such entries are reported as `input.unreadable` results, so nothing a batch finds goes unmentioned.
+    public var unreadableReason: String?
 
-    public init(file: URL, outputPath: String, listingError: String? = nil) {
+    public init(file: URL, outputPath: String, listingError: String? = nil, unreadableReason: String? = nil) {
         self.file = file
         self.outputPath = outputPath
         self.listingError = listingError
+        self.unreadableReason = unreadableReason
     }
 
     /// The path shown in results and reports.
@@ -75,32 +79,84 @@ public enum BatchInputDiscovery {
 
     private static func walk(_ folder: URL, relative: String, prefix: String, excluded: Set<String>, into found: inout [BatchInput]) {
         if let resolved = realPath(folder.path), excluded.contains(resolved) { return }
-        let names: [String]
+        let entries: [DirectoryEntry]
         do {
-            names = try FileManager.default.contentsOfDirectory(atPath: folder.path)
+            entries = try listRaw(folder)
         } catch {
-            let detail = (error as NSError).localizedDescription
             let path = join(prefix, relative)
-            found.append(BatchInput(file: folder, outputPath: path.isEmpty ? folder.standardizedFileURL.lastPathComponent : path, listingError: detail))
+            found.append(BatchInput(file: folder, outputPath: path.isEmpty ? folder.standardizedFileURL.lastPathComponent : path, listingError: error.description))
             return
         }
-        for name in names where !name.hasPrefix(".") {
-            let url = folder.appendingPathComponent(name)
-            let path = relative.isEmpty ? name : relative + "/" + name
+        for entry in entries where !entry.display.hasPrefix(".") {
+            let path = relative.isEmpty ? entry.display : relative + "/" + entry.display
+            let url = folder.appendingPathComponent(entry.display)
+            guard let name = entry.name else {
+                // Foundation cannot even name such a file; it is reported, not silently passed over.
+                if isPushFileName(entry.display) {
+                    found.append(BatchInput(file: url, outputPath: join(prefix, path), unreadableReason: "the file name is not valid UTF-8 (shown with \\x escapes), so nse cannot name its result. Rename the file"))
+                }
+                continue
+            }
             var link = stat()
             guard lstat(url.path, &link) == 0 else { continue }
             switch link.st_mode & S_IFMT {
             case S_IFDIR:
                 walk(url, relative: path, prefix: prefix, excluded: excluded, into: &found)
             case S_IFREG, S_IFLNK:
+                guard isPushFileName(name) else { continue }
                 var target = stat()
-                guard stat(url.path, &target) == 0, (target.st_mode & S_IFMT) == S_IFREG,
-                      fileExtensions.contains(url.pathExtension.lowercased()) else { continue }
-                found.append(BatchInput(file: url, outputPath: join(prefix, path)))
+                if stat(url.path, &target) != 0 {
+                    found.append(BatchInput(file: url, outputPath: join(prefix, path), unreadableReason: "it is a symbolic link to \(linkTarget(url)), which does not exist"))
+                } else if (target.st_mode & S_IFMT) == S_IFDIR {
+                    continue  // A link to a folder could loop: documented as skipped.
+                } else if (target.st_mode & S_IFMT) != S_IFREG {
+                    found.append(BatchInput(file: url, outputPath: join(prefix, path), unreadableReason: "it is not a regular file (a FIFO, socket or device), which nse does not read: it could block the batch"))
+                } else {
+                    found.append(BatchInput(file: url, outputPath: join(prefix, path)))
+                }
             default:
-                continue
+                if isPushFileName(name) {
+                    found.append(BatchInput(file: url, outputPath: join(prefix, path), unreadableReason: "it is not a regular file (a FIFO, socket or device), which nse does not read: it could block the batch"))
+                }
             }
         }
+    }
+
+    private static func isPushFileName(_ name: String) -> Bool {
+        fileExtensions.contains(URL(fileURLWithPath: name).pathExtension.lowercased())
+    }
+
+    private static func linkTarget(_ url: URL) -> String {
+        (try? FileManager.default.destinationOfSymbolicLink(atPath: url.path)) ?? "a missing file"
+    }
+
+    /// One name in a folder: `name` when it is valid UTF-8, and always a `display` form (invalid bytes as \xNN).
+    struct DirectoryEntry {
+        var name: String?
+        var display: String
+    }
+
+    struct ListingError: Error, CustomStringConvertible {
+        var description: String
+    }
+
+    /// The folder's names read with readdir(3), byte for byte: Foundation's listing drops or mangles names that
+    /// are not UTF-8, and a batch must account for every file it finds.
+    static func listRaw(_ folder: URL) throws(ListingError) -> [DirectoryEntry] {
+        guard let directory = opendir(folder.path) else { throw ListingError(description: String(cString: strerror(errno))) }
+        defer { closedir(directory) }
+        var entries: [DirectoryEntry] = []
+        while let entry = readdir(directory) {
+            let bytes = withUnsafeBytes(of: entry.pointee.d_name) { raw in Array(raw.prefix { $0 != 0 }) }
+            if bytes == [0x2E] || bytes == [0x2E, 0x2E] { continue }
+            if let name = String(validating: bytes, as: UTF8.self) {
+                entries.append(DirectoryEntry(name: name, display: name))
+            } else {
+                let display = bytes.map { $0 < 0x80 ? String(UnicodeScalar($0)) : "\\x" + String($0, radix: 16, uppercase: true) }.joined()
+                entries.append(DirectoryEntry(name: nil, display: display))
+            }
+        }
+        return entries
     }
 
     private static func join(_ prefix: String, _ path: String) -> String {

@@ -5,7 +5,7 @@ import Foundation
 /// Results are copied one at a time from the batch's spool, so writing the report takes no more memory for
 /// ten thousand pushes than for ten. The file appears complete or not at all (temporary file, then rename).
 enum BatchReportFile {
-    static func write(summary: BatchSummary, spans: [Range<UInt64>?], from workspace: BatchWorkspace, to file: URL) throws {
+    static func write(summary: BatchSummary, spans: [Range<UInt64>?], from workspace: ResultWorkspace, to file: URL) throws {
         let temporary = workspace.root.appendingPathComponent("report.json")
         guard FileManager.default.createFile(atPath: temporary.path, contents: nil) else {
             throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: temporary.path])

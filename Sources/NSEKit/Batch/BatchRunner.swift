@@ -23,8 +23,6 @@ public struct BatchRunner: Sendable {
     public var jobs: Int
     /// Where results go; nil keeps only the summary (and whatever the caller renders from the entries).
     public var outDirectory: URL?
-    /// Push files larger than this are not read: APNs accepts 4 KB, so such a file is a mistake or hostile.
-    public var maxInputBytes = 1 << 20
 
     public init(emulator: Emulator, jobs: Int, outDirectory: URL?) {
         self.emulator = emulator
@@ -36,7 +34,7 @@ public struct BatchRunner: Sendable {
     /// Throws only when the batch cannot start (its working folder cannot be made in the output folder).
     public func run(_ inputs: [BatchInput], onEntry: @Sendable (Int, BatchEntry) -> Void = { _, _ in }) async throws -> BatchReport {
         let started = ContinuousClock.now
-        let workspace = try BatchWorkspace(outDirectory: outDirectory)
+        let workspace = try ResultWorkspace(outDirectory: outDirectory)
         defer { workspace.remove() }
         let cache = try SharedMediaCache(directory: workspace.cache)
         var configured = emulator
@@ -98,7 +96,7 @@ public struct BatchRunner: Sendable {
     }
 
     /// One push, start to saved result; nil when the batch was cancelled meanwhile (nothing is kept).
-    private func process(_ input: BatchInput, index: Int, emulator: Emulator, workspace: BatchWorkspace) async -> Processed? {
+    private func process(_ input: BatchInput, index: Int, emulator: Emulator, workspace: ResultWorkspace) async -> Processed? {
         let staging = outDirectory.map { _ in workspace.stagingFolder(for: index) }
         defer { if let staging { try? FileManager.default.removeItem(at: staging) } }
 
@@ -114,13 +112,8 @@ public struct BatchRunner: Sendable {
         var span: Range<UInt64>?
         if let outDirectory, let staging {
             let destination = outDirectory.appendingPathComponent(input.outputPath)
-            result.relocateAttachments(to: destination)
-            let json = JSONResultRenderer().encode(result)
             do {
-                try FileManager.default.createDirectory(at: staging, withIntermediateDirectories: true)
-                try BatchWorkspace.write(json, to: staging.appendingPathComponent("content.json"))
-                try workspace.commit(staging, to: destination)
-                span = try workspace.spoolResult(json)
+                span = try workspace.spoolResult(workspace.publish(&result, staged: staging, to: destination))
             } catch {
                 result.diagnostics.append(.warning(.mediaNotSaved, "The result could not be saved to \(destination.path): \(error.localizedDescription). The verdict is unaffected."))
                 span = try? workspace.spoolResult(JSONResultRenderer().encode(result))
@@ -129,7 +122,7 @@ public struct BatchRunner: Sendable {
         return Processed(entry: BatchEntry(result, outputPath: input.outputPath), span: span)
     }
 
-    /// A result for an input the emulator must not be handed: a folder that cannot be listed, a huge file.
+    /// A result for an input the emulator cannot be handed: a folder that could not be listed, a file not read.
     private func refusal(of input: BatchInput) -> ProcessResult? {
         let path = input.displayPath
         if let listingError = input.listingError {
@@ -138,24 +131,12 @@ public struct BatchRunner: Sendable {
                 diagnostics: [.error(.inputUnreadable, "Cannot list the folder \(path): \(listingError). Its push files were not checked; fix its permissions.")],
                 timings: ["total": 0])
         }
-        var info = stat()
-        guard stat(input.file.path, &info) == 0, Int(info.st_size) > maxInputBytes else { return nil }
-        let size = Int(info.st_size)
-        return ProcessResult(
-            input: path, inputKind: nil, extensionInvoked: false, outcome: .rejected, imageShown: false, content: nil,
-            diagnostics: [.error(.payloadTooLarge, "The file is \(size) bytes. APNs accepts at most 4096 bytes of compact JSON, so this is no push; nse does not read input files over \(maxInputBytes) bytes.")],
-            timings: ["total": 0])
-    }
-}
-
-extension ProcessResult {
-    /// Points saved attachments at their final folder (they were saved into a staging folder first).
-    mutating func relocateAttachments(to folder: URL) {
-        guard var content, content.attachments.contains(where: { $0.file != nil }) else { return }
-        for index in content.attachments.indices {
-            guard let file = content.attachments[index].file else { continue }
-            content.attachments[index].file = folder.appendingPathComponent(URL(fileURLWithPath: file).lastPathComponent).relativePath
+        if let reason = input.unreadableReason {
+            return ProcessResult(
+                input: path, inputKind: nil, extensionInvoked: false, outcome: .rejected, imageShown: false, content: nil,
+                diagnostics: [.error(.inputUnreadable, "Cannot read \(path): \(reason).")],
+                timings: ["total": 0])
         }
-        self.content = content
+        return nil
     }
 }

@@ -21,7 +21,7 @@ public struct BatchTextRenderer: Sendable {
             codes.append(diagnostic.code.rawValue)
         }
         if !codes.isEmpty { detail += ": " + codes.joined(separator: ", ") }
-        return "\(status) \(entry.input)  \(detail)  (\(Int(entry.milliseconds.rounded())) ms)"
+        return "\(status) \(entry.input)  \(detail)  (\(Int(saturating: entry.milliseconds.rounded())) ms)"
     }
 
     public func summary(_ summary: BatchSummary) -> String {
@@ -50,7 +50,7 @@ public struct BatchTextRenderer: Sendable {
         if !summary.slowestDownloads.isEmpty {
             lines.append("slowest downloads:")
             for download in summary.slowestDownloads {
-                lines.append("  \(String(Int(download.milliseconds.rounded())).leftPadded(to: 6)) ms  \(download.input)  \(download.url)")
+                lines.append("  \(String(Int(saturating: download.milliseconds.rounded())).leftPadded(to: 6)) ms  \(download.input)  \(download.url)")
             }
         }
         return lines.joined(separator: "\n")

@@ -74,7 +74,7 @@ public struct FirebaseImageHelper: Sendable {
 
     /// App Transport Security: extensions load plain http only with an Info.plist exception.
     static func passesTransportSecurity(_ url: URL, profile: DeviceProfile, diagnostics: inout [Diagnostic]) -> Bool {
-        guard url.scheme?.lowercased() == "http", !profile.allowsHTTP else { return true }
+        guard !profile.transportSecurityAllows(url) else { return true }
         diagnostics.append(.error(
             .mediaInsecureURL,
             "The image URL uses plain http (\(url.absoluteString)). App Transport Security blocks it in the extension, so the download fails and no image is shown. Serve it over https, or pass --allow-http if the extension's Info.plist has an ATS exception."))
@@ -151,8 +151,12 @@ public struct FirebaseImageHelper: Sendable {
             return .error(.mediaNetwork, "The download of \(url.absoluteString) failed: \(detail). Firebase's helper logs error 20001 and shows no image. Check that the host resolves and serves https.")
         case .tooManyRedirects(let limit):
             return .error(.mediaTooManyRedirects, "\(url.absoluteString) redirected more than \(limit) times (a redirect loop?). The download fails and no image is shown. Point the payload at the final URL.")
-        case .insecureRedirect:
-            return .error(.mediaInsecureURL, "\(url.absoluteString) redirects to a plain http URL, which App Transport Security blocks. Make every redirect stay on https.")
+        case .insecureRedirect(let hop):
+            return .error(.mediaInsecureURL, "\(url.absoluteString) redirects to a plain http URL (\(hop.absoluteString)), which App Transport Security blocks in the extension: the download fails and no image is shown. Make every redirect stay on https, or pass --allow-http if the extension's Info.plist has an ATS exception.")
+        case .unsupportedRedirect(let hop):
+            return .error(.mediaNetwork, "\(url.absoluteString) redirects to \(hop.absoluteString), a `\(hop.scheme ?? "")` URL: URLSession follows redirects to http and https only, so the download fails (Firebase's helper logs error 20001) and no image is shown. Point the payload at the image's https URL.")
+        case .headersTooLarge(let limit):
+            return .error(.mediaNetwork, "The server's response to \(url.absoluteString) has more than \(limit) bytes of headers. nse refuses such a response (what iOS does with it is unknown); no image is shown. Fix the server or CDN configuration.")
         case .tooLarge(let limit, let declared):
             let size = declared.map { "announces \($0) bytes" } ?? "sent more than \(limit) bytes"
             let unit = profile.megabyte == 1_000_000 ? " (assuming 1 MB = 1,000,000 bytes; --megabyte 1048576 for the binary reading)" : ""
@@ -172,6 +176,6 @@ extension Duration {
     /// "30 s", "2.5 s".
     public var secondsText: String {
         let seconds = milliseconds / 1000
-        return seconds == seconds.rounded() ? "\(Int(seconds)) s" : "\(seconds) s"
+        return Int(exactly: seconds).map { "\($0) s" } ?? "\(seconds) s"
     }
 }

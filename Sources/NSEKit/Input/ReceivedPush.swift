@@ -54,21 +54,66 @@ public enum PushReader {
     /// The key `xcrun simctl push` files may carry beside `aps`; the simulator strips it before delivery.
     static let simulatorBundleKey = "Simulator Target Bundle"
 
+    /// The largest input file any command reads: 256 times APNs' 4096-byte limit, room for pretty-printed
+    /// samples and FCM messages. A larger file is refused unread, so a stray 2 GB file costs nothing.
+    public static let maxInputBytes = 1 << 20
+
     /// Reads `url` and returns the push iOS would receive.
     public static func read(_ url: URL) throws(InputError) -> ReceivedPush {
-        let bytes: Data
-        do {
-            bytes = try Data(contentsOf: url)
-        } catch {
+        try parse(readBounded(url), fileExtension: url.pathExtension.lowercased())
+    }
+
+    /// The file's bytes, or a refusal in the user's words: no such file, a folder, no permission, too large.
+    /// Reads at most `maxInputBytes` + 1 bytes, whatever the file claims (a pipe or /dev/zero has no size).
+    static func readBounded(_ url: URL) throws(InputError) -> Data {
+        // Named as the user gave it (relative stays relative); opened by its full path.
+        let path = url.relativePath
+        let descriptor = open(url.path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { throw unreadable(path, errno: errno) }
+        defer { close(descriptor) }
+        var info = stat()
+        if fstat(descriptor, &info) == 0, (info.st_mode & S_IFMT) == S_IFDIR {
             throw InputError(
-                diagnostic: .error(.inputUnreadable, "Cannot read \(url.path): \(error.localizedDescription). Check the path and permissions."),
+                diagnostic: .error(.inputUnreadable, "\(path) is a folder, not a push file. `nse batch \(path)` processes every push file in a folder."),
                 unreadable: true)
         }
-        return try parse(bytes, fileExtension: url.pathExtension.lowercased())
+        var bytes = Data()
+        var chunk = [UInt8](repeating: 0, count: 64 * 1024)
+        while bytes.count <= maxInputBytes {
+            let count = chunk.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress, $0.count) }
+            if count == 0 { break }
+            if count < 0 {
+                if errno == EINTR { continue }
+                throw unreadable(path, errno: errno)
+            }
+            bytes.append(contentsOf: chunk[0..<count])
+        }
+        guard bytes.count <= maxInputBytes else { throw tooLarge(atLeast: bytes.count) }
+        return bytes
+    }
+
+    private static func unreadable(_ path: String, errno code: Int32) -> InputError {
+        let reason = switch code {
+        case ENOENT: "no such file"
+        case EACCES, EPERM: "permission denied"
+        case ENOTDIR: "a part of the path is not a folder"
+        case EISDIR: "it is a folder"
+        default: String(cString: strerror(code))
+        }
+        return InputError(
+            diagnostic: .error(.inputUnreadable, "Cannot read \(path): \(reason). Check the path and its permissions."),
+            unreadable: true)
+    }
+
+    private static func tooLarge(atLeast size: Int) -> InputError {
+        InputError(
+            diagnostic: .error(.payloadTooLarge, "The input is over \(maxInputBytes) bytes (\(size) read). APNs accepts at most 4096 bytes of compact JSON, so this is no push; nse reads no input file over \(maxInputBytes) bytes."),
+            unreadable: false)
     }
 
     /// Parses the bytes of a push file; `fileExtension` ("apns", "json") helps tell simctl files apart.
     public static func parse(_ bytes: Data, fileExtension: String = "json") throws(InputError) -> ReceivedPush {
+        guard bytes.count <= maxInputBytes else { throw tooLarge(atLeast: bytes.count) }
         let root: JSONValue
         do {
             root = try JSONValue.parse(bytes)

@@ -97,11 +97,19 @@ enum ApsLint {
         return .warning(.lintApsUnknownKey, "`\(path).\(key)` is not a key Apple defines for `aps`; iOS ignores it. Put the app's own keys beside `aps`, not inside it.")
     }
 
-    /// The badge rule is `Aps.wholeNumber`, which the content uses too: a number the badge cannot show is
-    /// reported here and never converted.
+    /// A badge the content reads with `JSONValue.integerValue` (as iOS's NSNumber does): a number outside Int's
+    /// range is reported here and never converted.
     static func checkBadge(_ value: JSONValue, path: String) -> [Diagnostic] {
-        guard Aps.wholeNumber(value) == nil else { return [] }
-        return [.error(.lintApsBadgeType, "`\(path)` is \(value.shortDescription), not a whole number iOS can show: iOS ignores it and the app icon's badge does not change. Send a whole number (0 removes the badge).")]
+        switch value {
+        case .int:
+            return []
+        case .double(let number) where number == number.rounded() && value.integerValue != nil:
+            return []
+        case .double(let number) where number == number.rounded():
+            return [.error(.lintApsBadgeType, "`\(path)` is \(value.shortDescription), outside the range of a badge number (a 64-bit integer): what iOS shows is undefined, and nse shows no badge. Send a whole number such as 1 (0 removes the badge).")]
+        default:
+            return [.error(.lintApsBadgeType, "`\(path)` is \(value.shortDescription), not an integer: iOS ignores it and the app icon's badge does not change. Send a whole number (0 removes the badge).")]
+        }
     }
 
     /// `mutable-content` and `content-available`: only the number 1 means anything. `"mutable-content": true`

@@ -1,3 +1,5 @@
+import Foundation
+
 /// Why a download did not produce a complete file.
 public enum MediaFetchError: Error, Sendable, Equatable {
     /// The time budget ran out after `received` bytes.
@@ -5,8 +7,12 @@ public enum MediaFetchError: Error, Sendable, Equatable {
     /// DNS, connection, TLS or protocol failure, in libcurl's words.
     case network(String)
     case tooManyRedirects(limit: Int)
-    /// A redirect led to a URL App Transport Security refuses (plain http).
-    case insecureRedirect
+    /// A redirect led to this URL, which App Transport Security refuses (plain http without an exception).
+    case insecureRedirect(URL)
+    /// A redirect led to this URL, whose scheme is neither http nor https (`file:`, `ftp:`...): never followed.
+    case unsupportedRedirect(URL)
+    /// A response's header section passed `limit` bytes.
+    case headersTooLarge(limit: Int)
     /// The body passed `limit` bytes (or Content-Length announced `declared` bytes).
     case tooLarge(limit: Int, declared: Int?)
     /// The connection closed before the announced Content-Length arrived.

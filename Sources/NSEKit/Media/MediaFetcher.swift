@@ -77,28 +77,34 @@ public struct MediaFetcher: Sendable {
     private func transferRequest(
         _ url: URL, to destination: URL, deadline: ContinuousClock.Instant, sizeLimit: @escaping @Sendable (ResponseHead) -> Int
     ) -> TransferRequest {
-        let transferURL = hostMapping?.transferURL(for: url) ?? url
+        let profile = profile
         return TransferRequest(
-            url: transferURL,
             deviceURL: url,
             destination: destination,
             deadline: deadline,
             maxRedirects: profile.maxRedirects,
-            allowsHTTP: profile.allowsHTTP || hostMapping != nil,
+            transportSecurityAllows: { profile.transportSecurityAllows($0) },
             sizeLimit: sizeLimit,
             hostMapping: hostMapping)
     }
 }
 
+/// One download as the device makes it. The transfer itself may go elsewhere (`hostMapping`), hop by hop.
 struct TransferRequest: Sendable {
-    var url: URL
+    /// The URL the device loads first (the payload's).
     var deviceURL: URL
     var destination: URL
     var deadline: ContinuousClock.Instant
     var maxRedirects: Int
-    var allowsHTTP: Bool
+    /// App Transport Security's verdict on each URL the device would load: the first, and every redirect hop.
+    var transportSecurityAllows: @Sendable (URL) -> Bool
     var sizeLimit: @Sendable (ResponseHead) -> Int
     var hostMapping: MediaHostMapping?
+
+    /// Where the transfer for the device's `url` goes: the loopback server under a host mapping, else `url`.
+    func transferURL(for url: URL) -> URL {
+        hostMapping?.transferURL(for: url) ?? url
+    }
 }
 
 /// Set when the task waiting for a transfer is cancelled (Ctrl-C); libcurl's progress callback then aborts it.
@@ -131,23 +137,27 @@ private final class CurlTransfer {
     private var headers: [String: String] = [:]
     private var limit: Int?
     private var failure: MediaFetchError?
+    private var headerBytes = 0
+    /// The URL the device has reached: the payload's, then each redirect's.
+    private var deviceURL: URL
 
     private var isCancelled: Bool { cancellations.contains { $0.isCancelled } }
 
     init(_ request: TransferRequest, cancellations: [TransferCancellation]) {
         self.request = request
         self.cancellations = cancellations
+        deviceURL = request.deviceURL
     }
 
+    /// Follows redirects itself rather than letting libcurl do it, so every hop is judged as the device would
+    /// judge it (App Transport Security, the schemes URLSession follows, the redirect limit) on the URL the
+    /// device would load, and every hop of a host-mapped transfer stays on the mapped (loopback) server.
     func run() -> Result<FetchedMedia, MediaFetchError> {
         guard Self.globalInit == CURLE_OK, let handle = curl_easy_init() else {
             return .failure(.network("libcurl could not be initialised"))
         }
         self.handle = handle
         defer { curl_easy_cleanup(handle) }
-
-        let remaining = ContinuousClock.now.duration(to: request.deadline)
-        guard remaining > .zero else { return .failure(.timeout(received: 0)) }
 
         descriptor = open(request.destination.path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
         guard descriptor >= 0 else {
@@ -158,23 +168,52 @@ private final class CurlTransfer {
         let errorBuffer = UnsafeMutablePointer<CChar>.allocate(capacity: Int(CURL_ERROR_SIZE))
         errorBuffer.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE))
         defer { errorBuffer.deallocate() }
+        configure(handle, errorBuffer: errorBuffer)
 
-        configure(handle, timeoutMilliseconds: max(1, Int(remaining / .milliseconds(1))), errorBuffer: errorBuffer)
-        let code = curl_easy_perform(handle)
-        return finish(handle, code: code, errorText: String(cString: errorBuffer))
+        var redirects = 0
+        while true {
+            let remaining = ContinuousClock.now.duration(to: request.deadline)
+            guard remaining > .zero else { return .failure(.timeout(received: received)) }
+            let milliseconds = max(1, Int(saturating: remaining / .milliseconds(1)))
+            _ = cnse_curl_setopt_string(handle, CURLOPT_URL, request.transferURL(for: deviceURL).absoluteString)
+            _ = cnse_curl_setopt_long(handle, CURLOPT_TIMEOUT_MS, milliseconds)
+            _ = cnse_curl_setopt_long(handle, CURLOPT_CONNECTTIMEOUT_MS, milliseconds)
+            errorBuffer[0] = 0
+            status = 0
+            headers = [:]
+            headerBytes = 0
+            limit = nil
+            let code = curl_easy_perform(handle)
+            if let failure { return .failure(failure) }
+            if code != CURLE_OK { return .failure(error(for: code, errorText: String(cString: errorBuffer))) }
+            guard let location = redirectLocation else { break }
+
+            // The device resolves Location against the URL it loaded; an absolute Location that names the
+            // mapped server stands for the payload's own origin.
+            guard let resolved = URL(string: location, relativeTo: deviceURL)?.absoluteURL else {
+                return .failure(.network("the server redirected to \"\(location)\", which is not a URL"))
+            }
+            let next = request.hostMapping?.deviceURL(for: resolved, original: deviceURL) ?? resolved
+            redirects += 1
+            guard redirects <= request.maxRedirects else { return .failure(.tooManyRedirects(limit: request.maxRedirects)) }
+            guard ["http", "https"].contains(next.scheme?.lowercased() ?? "") else { return .failure(.unsupportedRedirect(next)) }
+            guard request.transportSecurityAllows(next) else { return .failure(.insecureRedirect(next)) }
+            deviceURL = next
+        }
+        var media = FetchedMedia(
+            head: responseHead(), file: request.destination, bytes: received, sha256: "", prefix: prefix,
+            redirects: redirects)
+        media.sha256 = hasher.finalizeHex()
+        return .success(media)
     }
 
-    private func configure(_ handle: UnsafeMutableRawPointer, timeoutMilliseconds: Int, errorBuffer: UnsafeMutablePointer<CChar>) {
+    /// The options every hop shares; the URL and time-outs are set per hop.
+    private func configure(_ handle: UnsafeMutableRawPointer, errorBuffer: UnsafeMutablePointer<CChar>) {
         let context = Unmanaged.passUnretained(self).toOpaque()
-        _ = cnse_curl_setopt_string(handle, CURLOPT_URL, request.url.absoluteString)
         _ = cnse_curl_setopt_pointer(handle, CURLOPT_ERRORBUFFER, errorBuffer)
         _ = cnse_curl_setopt_long(handle, CURLOPT_NOSIGNAL, 1)
         _ = cnse_curl_setopt_string(handle, CURLOPT_PROTOCOLS_STR, "http,https")
-        _ = cnse_curl_setopt_long(handle, CURLOPT_FOLLOWLOCATION, 1)
-        _ = cnse_curl_setopt_long(handle, CURLOPT_MAXREDIRS, request.maxRedirects)
-        _ = cnse_curl_setopt_string(handle, CURLOPT_REDIR_PROTOCOLS_STR, request.allowsHTTP ? "http,https" : "https")
-        _ = cnse_curl_setopt_long(handle, CURLOPT_TIMEOUT_MS, timeoutMilliseconds)
-        _ = cnse_curl_setopt_long(handle, CURLOPT_CONNECTTIMEOUT_MS, timeoutMilliseconds)
+        _ = cnse_curl_setopt_long(handle, CURLOPT_FOLLOWLOCATION, 0)
         // URLSession asks for compressed bodies and saves them decoded; so does this.
         _ = cnse_curl_setopt_string(handle, CURLOPT_ACCEPT_ENCODING, "")
         _ = cnse_curl_setopt_string(handle, CURLOPT_USERAGENT, "nse (Notification Service Extension emulator)")
@@ -200,8 +239,13 @@ private final class CurlTransfer {
         }
     }
 
-    /// One header line. A status line starts a new response (each redirect hop has its own).
+    /// One header line. A status line starts a new response (an interim 1xx response has its own).
     private func receiveHeader(_ line: UnsafeRawBufferPointer) -> Bool {
+        headerBytes += line.count
+        guard headerBytes <= Self.maxHeaderBytes else {
+            failure = .headersTooLarge(limit: Self.maxHeaderBytes)
+            return false
+        }
         let text = String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
         if text.hasPrefix("HTTP/") {
             let fields = text.split(separator: " ")
@@ -211,14 +255,20 @@ private final class CurlTransfer {
         } else if let colon = text.firstIndex(of: ":") {
             let name = text[..<colon].lowercased()
             headers[name] = text[text.index(after: colon)...].trimmingCharacters(in: .whitespaces)
-        } else if text.isEmpty, !willFollowRedirect {
+        } else if text.isEmpty, redirectLocation == nil {
             return checkAnnouncedLength()
         }
         return true
     }
 
-    private var willFollowRedirect: Bool {
-        [301, 302, 303, 307, 308].contains(status) && headers["location"] != nil
+    /// The most header bytes one response may have: libcurl's own limit for a header line, applied to the
+    /// whole section so the refusal is ours, with our words, whatever libcurl's version does.
+    static let maxHeaderBytes = 100 * 1024
+
+    /// Where the current response sends the device: URLSession follows 301, 302, 303, 307 and 308 with a Location.
+    private var redirectLocation: String? {
+        guard [301, 302, 303, 307, 308].contains(status) else { return nil }
+        return headers["location"]
     }
 
     /// Refuses a body whose Content-Length already exceeds the limit, before a byte of it arrives.
@@ -239,6 +289,8 @@ private final class CurlTransfer {
     }
 
     private func receiveBody(_ chunk: UnsafeRawBufferPointer) -> Bool {
+        // A redirect's own body is read and dropped, as URLSession does; an endless one still ends with the budget.
+        if redirectLocation != nil { return true }
         let limit = currentLimit()
         guard received + chunk.count <= limit else {
             failure = .tooLarge(limit: limit, declared: headers["content-length"].flatMap(Int.init))
@@ -263,43 +315,23 @@ private final class CurlTransfer {
     }
 
     private func responseHead() -> ResponseHead {
-        var effective = request.url
-        if let handle {
-            var text: UnsafePointer<CChar>?
-            if cnse_curl_getinfo_string(handle, CURLINFO_EFFECTIVE_URL, &text) == CURLE_OK, let text,
-               let url = URL(string: String(cString: text)) {
-                effective = url
-            }
-        }
-        let deviceURL = request.hostMapping?.deviceURL(for: effective, original: request.deviceURL) ?? effective
-        return ResponseHead(status: status, headers: headers, url: deviceURL)
+        ResponseHead(status: status, headers: headers, url: deviceURL)
     }
 
-    private func finish(_ handle: UnsafeMutableRawPointer, code: CURLcode, errorText: String) -> Result<FetchedMedia, MediaFetchError> {
-        if let failure { return .failure(failure) }
-        var redirects = 0
-        _ = cnse_curl_getinfo_long(handle, CURLINFO_REDIRECT_COUNT, &redirects)
+    private func error(for code: CURLcode, errorText: String) -> MediaFetchError {
         let detail = errorText.isEmpty ? String(cString: curl_easy_strerror(code)) : errorText
         switch code {
-        case CURLE_OK:
-            break
         case CURLE_OPERATION_TIMEDOUT:
-            return .failure(.timeout(received: received))
-        case CURLE_TOO_MANY_REDIRECTS:
-            return .failure(.tooManyRedirects(limit: request.maxRedirects))
-        case CURLE_UNSUPPORTED_PROTOCOL where redirects > 0:
-            return .failure(.insecureRedirect)
+            return .timeout(received: received)
         case CURLE_PARTIAL_FILE:
-            return .failure(.truncated(expected: headers["content-length"].flatMap(Int.init), received: received))
+            return .truncated(expected: headers["content-length"].flatMap(Int.init), received: received)
         case CURLE_ABORTED_BY_CALLBACK:
-            return .failure(.cancelled)
+            return .cancelled
+        case CURLE_OUT_OF_MEMORY:
+            // What libcurl answers for a single header line over its limit, before our header callback sees it.
+            return .headersTooLarge(limit: Self.maxHeaderBytes)
         default:
-            return .failure(.network(detail))
+            return .network(detail)
         }
-        var media = FetchedMedia(
-            head: responseHead(), file: request.destination, bytes: received, sha256: "", prefix: prefix,
-            redirects: redirects)
-        media.sha256 = hasher.finalizeHex()
-        return .success(media)
     }
 }

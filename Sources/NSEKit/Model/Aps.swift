@@ -156,7 +156,7 @@ public struct Aps: Sendable {
     public var contentAvailable: ApsFlag
     /// `content-available` misplaced the same way.
     public var contentAvailableNearMiss: MisplacedKey?
-    /// `badge` as iOS reads it: a whole number within Int's range; nil when absent or of another type.
+    /// `badge` as iOS reads it (`JSONValue.integerValue`); nil when absent, of another type or out of range.
     public var badge: Int?
 
     /// - Parameters:
@@ -179,7 +179,7 @@ public struct Aps: Sendable {
         contentAvailable = ApsFlag(fields["content-available"])
         mutableContentNearMiss = mutableContent == .absent ? Self.nearMiss("mutable-content", fields: fields, besideAps: besideAps) : nil
         contentAvailableNearMiss = contentAvailable == .absent ? Self.nearMiss("content-available", fields: fields, besideAps: besideAps) : nil
-        badge = fields["badge"].flatMap(Self.wholeNumber)
+        badge = fields["badge"]?.integerValue
     }
 
     /// Builds the typed view of a dictionary, for rules tested on their own.
@@ -206,20 +206,6 @@ public struct Aps: Sendable {
 
     /// `content-changed`: the body of a widgets or controls push.
     public var hasContentChanged: Bool { fields["content-changed"] != nil }
-
-    /// A JSON number that is a whole number in Int's range; never traps, whatever the number.
-    static func wholeNumber(_ value: JSONValue) -> Int? {
-        switch value {
-        case .int(let number):
-            return number
-        case .double(let number):
-            // Int.max is not exactly representable; 2^63 is the first double outside the range.
-            guard number == number.rounded(), number > -9.2e18, number < 9.2e18 else { return nil }
-            return Int(exactly: number)
-        default:
-            return nil
-        }
-    }
 
     private static func nearMiss(_ meant: String, fields: [String: JSONValue], besideAps: [String: JSONValue]) -> MisplacedKey? {
         MisplacedKey.find(meant, in: fields.keys, place: .insideAps)

@@ -56,7 +56,7 @@ public struct TextResultRenderer: ResultRenderer {
             lines += androidLines(android)
         }
         if let total = result.timings["total"] {
-            lines.append("  took \(Int(total.rounded())) ms")
+            lines.append("  took \(Int(saturating: total.rounded())) ms")
         }
         return lines.joined(separator: "\n")
     }

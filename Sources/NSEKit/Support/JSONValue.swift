@@ -34,6 +34,17 @@ public enum JSONValue: Sendable, Hashable {
         }
     }
 
+    /// The value as iOS's `NSNumber.integerValue` reads a payload number: an integer, or a fraction cut toward
+    /// zero. Nil for anything else, including a number outside `Int`'s range (1e19, a 30-digit integer), whose
+    /// conversion would trap here and whose reading on a device is undefined.
+    public var integerValue: Int? {
+        switch self {
+        case .int(let number): return number
+        case .double(let number): return Int(exactly: number.rounded(.towardZero))
+        default: return nil
+        }
+    }
+
     /// How the value reads in a message: strings quoted, containers abbreviated.
     public var shortDescription: String {
         switch self {

@@ -1,12 +1,14 @@
 import Foundation
 import Synchronization
 
-/// The batch's private folder: working folders, the media cache, results waiting to be moved into place, and
-/// the spool of encoded results that `report.json` is assembled from. Removed when the batch ends.
+/// The private folder of a `process` or `batch` run: working folders, the media cache, results waiting to be
+/// moved into place, and the spool of encoded results that `report.json` is assembled from. Removed when the
+/// run ends.
 ///
-/// With an output folder it lives inside it (`OUT/.nse-batch-PID-UUID`, hidden, so a later batch over the same
+/// With an output folder it lives inside it (`OUT/.nse-work-PID-UUID`, hidden, so a later batch over the same
 /// tree skips it): the same file system, so attachments and result folders move into place by rename.
-final class BatchWorkspace: Sendable {
+public final class ResultWorkspace: Sendable {
+    static let prefix = ".nse-work-"
     let root: URL
     var work: URL { root.appendingPathComponent("work") }
     var cache: URL { root.appendingPathComponent("cache") }
@@ -15,12 +17,22 @@ final class BatchWorkspace: Sendable {
     private let spool: ResultSpool?
     private let nextName = Atomic(0)
 
-    init(outDirectory: URL?) throws {
+    /// Throws `OutputFolderError` when the output folder cannot be made or written.
+    public init(outDirectory: URL?) throws {
         let parent = outDirectory ?? FileManager.default.temporaryDirectory
+        do {
+            try FileManager.default.createDirectory(at: parent, withIntermediateDirectories: true)
+        } catch {
+            throw OutputFolderError(folder: parent)
+        }
         Self.removeAbandoned(in: parent)
-        root = parent.appendingPathComponent(".nse-batch-\(getpid())-\(UUID().uuidString)")
-        for folder in [root.appendingPathComponent("work"), root.appendingPathComponent("stage"), root.appendingPathComponent("trash")] {
-            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        root = parent.appendingPathComponent("\(Self.prefix)\(getpid())-\(UUID().uuidString)")
+        do {
+            for folder in [root.appendingPathComponent("work"), root.appendingPathComponent("stage"), root.appendingPathComponent("trash")] {
+                try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            }
+        } catch {
+            throw OutputFolderError(folder: parent)
         }
         spool = outDirectory == nil ? nil : try ResultSpool(file: root.appendingPathComponent("results.spool"))
     }
@@ -29,8 +41,8 @@ final class BatchWorkspace: Sendable {
     /// those whose process no longer exists. A batch still running keeps its own.
     private static func removeAbandoned(in parent: URL) {
         let names = (try? FileManager.default.contentsOfDirectory(atPath: parent.path)) ?? []
-        for name in names where name.hasPrefix(".nse-batch-") {
-            let fields = name.dropFirst(".nse-batch-".count).split(separator: "-", maxSplits: 1)
+        for name in names where name.hasPrefix(prefix) {
+            let fields = name.dropFirst(prefix.count).split(separator: "-", maxSplits: 1)
             guard let pid = fields.first.flatMap({ pid_t($0) }), pid > 0, pid != getpid(),
                   kill(pid, 0) != 0, errno == ESRCH else { continue }
             try? FileManager.default.removeItem(at: parent.appendingPathComponent(name))
@@ -38,8 +50,19 @@ final class BatchWorkspace: Sendable {
     }
 
     /// A fresh folder for one push's result, to be committed or discarded.
-    func stagingFolder(for index: Int) -> URL {
+    public func stagingFolder(for index: Int) -> URL {
         stage.appendingPathComponent(String(index))
+    }
+
+    /// Saves `result` (whose attachments were saved into `staged`) as `destination/content.json` beside them,
+    /// replacing whatever a previous run left in `destination` whole. Returns the JSON written.
+    public func publish(_ result: inout ProcessResult, staged: URL, to destination: URL) throws -> Data {
+        result.relocateAttachments(to: destination)
+        let json = JSONResultRenderer().encode(result)
+        try FileManager.default.createDirectory(at: staged, withIntermediateDirectories: true)
+        try Self.write(json, to: staged.appendingPathComponent("content.json"))
+        try commit(staged, to: destination)
+        return json
     }
 
     /// Puts the staged folder where the result belongs, replacing what a previous run left there.
@@ -89,13 +112,39 @@ final class BatchWorkspace: Sendable {
         return try spool.read(span)
     }
 
-    func remove() {
+    public func remove() {
         spool?.close()
         try? FileManager.default.removeItem(at: root)
     }
 
     private static func posixError(_ url: URL) -> CocoaError {
         CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: url.path, NSLocalizedDescriptionKey: String(cString: strerror(errno))])
+    }
+}
+
+/// An output folder that cannot be made or written: `--out` names a file, or a folder without permission.
+public struct OutputFolderError: Error, Sendable, CustomStringConvertible {
+    public var folder: URL
+
+    public init(folder: URL) {
+        self.folder = folder
+    }
+
+    public var description: String {
+        // The nearest part of the path that exists says what is in the way: a file where a folder should be.
+        var existing = folder.standardizedFileURL
+        var isFolder: ObjCBool = false
+        while !FileManager.default.fileExists(atPath: existing.path, isDirectory: &isFolder), existing.pathComponents.count > 1 {
+            existing.deleteLastPathComponent()
+        }
+        if !isFolder.boolValue {
+            let part = existing.path == folder.standardizedFileURL.path ? "it is" : "\(existing.path) is"
+            return "cannot write results to \(folder.path): \(part) a file, not a folder. Name a folder (it is created if missing)."
+        }
+        if access(existing.path, W_OK) != 0 {
+            return "cannot write results to \(folder.path): \(existing.path) is not writable. Name a folder you can write to."
+        }
+        return "cannot write results to \(folder.path). Name a folder you can write to."
     }
 }
 
@@ -127,5 +176,17 @@ final class ResultSpool: Sendable {
 
     func close() {
         handle.withLock { try? $0.close() }
+    }
+}
+
+extension ProcessResult {
+    /// Points saved attachments at their final folder (they were saved into a staging folder first).
+    mutating func relocateAttachments(to folder: URL) {
+        guard var content, content.attachments.contains(where: { $0.file != nil }) else { return }
+        for index in content.attachments.indices {
+            guard let file = content.attachments[index].file else { continue }
+            content.attachments[index].file = folder.appendingPathComponent(URL(fileURLWithPath: file).lastPathComponent).relativePath
+        }
+        self.content = content
     }
 }
