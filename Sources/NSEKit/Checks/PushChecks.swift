@@ -85,7 +85,7 @@ public enum PushChecks {
             let fcmJudgesPriority = push.fcmMessage.map(FCMValidation.isDataOnlyForApple) ?? false
             findings += HeaderLint.check(
                 headers, aps: push.aps, path: viaFCM ? "message.apns.headers" : "headers", viaFCM: viaFCM,
-                priorityJudgedElsewhere: fcmJudgesPriority)
+                priorityJudgedElsewhere: fcmJudgesPriority, impliedPushType: push.pushType)
         }
         return findings
     }

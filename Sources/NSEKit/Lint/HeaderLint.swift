@@ -20,7 +20,12 @@ enum HeaderLint {
     }
 
     ///   - priorityJudgedElsewhere: FCM's data-message rule judges the priority, and refuses first.
-    static func check(_ headers: [String: JSONValue], aps facts: Aps, path: String, viaFCM: Bool, priorityJudgedElsewhere: Bool = false) -> [Diagnostic] {
+    ///   - impliedPushType: the push type the request gets without the header (FCM sends a message with
+    ///     `apns.live_activity_token` as a Live Activity push).
+    static func check(
+        _ headers: [String: JSONValue], aps facts: Aps, path: String, viaFCM: Bool, priorityJudgedElsewhere: Bool = false,
+        impliedPushType: PushType? = nil
+    ) -> [Diagnostic] {
         var findings: [Diagnostic] = []
         var values: [String: String] = [:]
         for name in headers.keys.sorted() {
@@ -41,7 +46,7 @@ enum HeaderLint {
             }
         }
 
-        let pushType = checkPushType(values["apns-push-type"], facts: facts, path: path, viaFCM: viaFCM, into: &findings)
+        let pushType = values["apns-push-type"] == nil && impliedPushType != nil ? impliedPushType : checkPushType(values["apns-push-type"], facts: facts, path: path, viaFCM: viaFCM, into: &findings)
         checkPriority(values["apns-priority"], pushType: pushType, facts: facts, path: path, viaFCM: viaFCM, judgedElsewhere: priorityJudgedElsewhere, into: &findings)
         if let collapseID = values["apns-collapse-id"], collapseID.utf8.count > maxCollapseIDBytes {
             findings.append(.error(.lintHeaderCollapseID, "`\(path).apns-collapse-id` is \(collapseID.utf8.count) bytes; APNs accepts at most \(maxCollapseIDBytes) and refuses the request (400 BadCollapseId). Shorten it, e.g. to a hash of the same text."))
