@@ -85,9 +85,12 @@ public enum FCMResolver {
             fcmOptions["image"] = image
         } else if let image = message.notification["image"] {
             fcmOptions["image"] = image
-            diagnostics.append(.warning(
-                .fcmInferredImage,
-                "Assumed that FCM copies `notification.image` into `fcm_options.image` for iOS: this is inferred, not documented. Set `apns.fcm_options.image` to be sure the iPhone gets the image."))
+            // A legacy request is refused whole (`fcm.legacy-api`): how v1 would resolve it is moot.
+            if !message.isLegacy {
+                diagnostics.append(.warning(
+                    .fcmInferredImage,
+                    "Assumed that FCM copies `notification.image` into `fcm_options.image` for iOS: this is inferred, not documented. Set `apns.fcm_options.image` to be sure the iPhone gets the image."))
+            }
         }
         if !fcmOptions.isEmpty { userInfo["fcm_options"] = .object(fcmOptions) }
 
