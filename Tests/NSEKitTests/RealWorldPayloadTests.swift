@@ -150,6 +150,13 @@ struct WidgetAndControlPushTests {
         #expect(finding.message.contains("\"com.example.app\""))
     }
 
+    @Test func contentChangedIsTrue() throws {
+        let text = #"{"headers": {"apns-push-type": "controls", "apns-topic": "com.example.app.push-type.controls"}, "payload": {"aps": {"content-changed": 1}}}"#
+        let findings = PushChecks.run(try push(text)).diagnostics
+        #expect(findings.map(\.code) == [.lintApsContentChanged])
+        #expect(findings.first?.severity == .warning)
+    }
+
     @Test func aBodyWithoutContentChangedIsAWarning() throws {
         let text = #"{"headers": {"apns-push-type": "widgets", "apns-topic": "com.example.app.push-type.widgets"}, "payload": {"aps": {}}}"#
         #expect(try codes(text) == [.lintHeaderPushTypeMismatch])

@@ -14,15 +14,11 @@ public struct ExtensionEligibility: Sendable {
         if kind == .simctl, !profile.simulatorRunsExtension {
             reasons.append("pushes sent to the simulator with `xcrun simctl push` do not run the extension (Xcode 14 notes); pass --simulator-runs-extension to judge this payload as a device would receive it")
         }
-        switch destination {
-        case .notificationCenter, .backgroundApp, .none:
-            break
-        default:
+        if destination.isAnotherReceiver {
             // Live Activities, widgets, VoIP...: another receiver takes the push, whatever its `aps` says.
             let type = pushType.map { "an `apns-push-type: \($0.rawValue)` push" } ?? "this push"
             reasons.append("\(type) goes to \(destination.rawValue), never to a Notification Service Extension")
-        }
-        if destination.presentsNotification || destination == .backgroundApp || destination == .none {
+        } else {
             switch aps.mutableContent {
             case .one, .yes:
                 break

@@ -33,6 +33,7 @@ public enum DiagnosticCode: String, Sendable, Codable, CaseIterable {
     case lintApsStringType = "lint.aps.string-type"
     case lintApsLiveActivity = "lint.aps.live-activity"
     case lintApsMisplacedKey = "lint.aps.misplaced-key"
+    case lintApsContentChanged = "lint.aps.content-changed"
 
     // The image the payload asks for, judged without the network (Checks/ImageRequestRules.swift).
     case lintImageType = "lint.image.type"

@@ -27,7 +27,8 @@ enum ApsLint {
 
     /// Checks a dictionary on its own (no push type known), as the tests of single rules do.
     static func check(_ fields: [String: JSONValue], path: String) -> [Diagnostic] {
-        check(Aps(fields), path: path, liveActivity: Aps(fields).hasLiveActivityKeys)
+        let aps = Aps(fields)
+        return check(aps, path: path, liveActivity: aps.hasLiveActivityKeys)
     }
 
     /// - Parameters:
@@ -70,7 +71,7 @@ enum ApsLint {
                 }
             case .contentChanged:
                 if value != .bool(true) {
-                    findings.append(.warning(.lintApsStringType, "`\(keyPath)` is \(value.shortDescription); Apple's widgets and controls pushes send `\"content-changed\": true`. Assumed to reload all the same; send true to be sure."))
+                    findings.append(.warning(.lintApsContentChanged, "`\(keyPath)` is \(value.shortDescription); Apple's widgets and controls pushes send `\"content-changed\": true`. Assumed to reload all the same; send true to be sure."))
                 }
             }
         }

@@ -46,7 +46,9 @@ enum HeaderLint {
             }
         }
 
-        let pushType = values["apns-push-type"] == nil && impliedPushType != nil ? impliedPushType : checkPushType(values["apns-push-type"], facts: facts, path: path, viaFCM: viaFCM, into: &findings)
+        // Without the header, the type the request gets anyway (FCM's Live Activity push) is not a finding.
+        let declared = values["apns-push-type"]
+        let pushType = declared == nil && impliedPushType != nil ? impliedPushType : checkPushType(declared, facts: facts, path: path, viaFCM: viaFCM, into: &findings)
         checkPriority(values["apns-priority"], pushType: pushType, facts: facts, path: path, viaFCM: viaFCM, judgedElsewhere: priorityJudgedElsewhere, into: &findings)
         if let collapseID = values["apns-collapse-id"], collapseID.utf8.count > maxCollapseIDBytes {
             findings.append(.error(.lintHeaderCollapseID, "`\(path).apns-collapse-id` is \(collapseID.utf8.count) bytes; APNs accepts at most \(maxCollapseIDBytes) and refuses the request (400 BadCollapseId). Shorten it, e.g. to a hash of the same text."))

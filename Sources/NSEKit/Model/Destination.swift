@@ -30,7 +30,7 @@ public enum Destination: String, Sendable, Codable, CaseIterable {
     /// The code on the device that receives it, for the route's handlers.
     var handlers: [String] {
         switch self {
-        case .notificationCenter, .backgroundApp, .none: []
+        case .notificationCenter, .backgroundApp, .none: []  // the reception table of `DeliveryRoutes` says
         case .activityKit: ["APNs", "ActivityKit: the Live Activity's content-state is applied and its views redrawn (no app code runs)"]
         case .widgetKit: ["APNs", "WidgetKit reloads the widgets' timelines: TimelineProvider.getTimeline(in:completion:)"]
         case .controls: ["APNs", "WidgetKit reloads the Control Center controls: ControlValueProvider.currentValue()"]
@@ -63,4 +63,10 @@ public enum Destination: String, Sendable, Codable, CaseIterable {
 
     /// The destinations that present something in Notification Center.
     public var presentsNotification: Bool { self == .notificationCenter }
+
+    /// A receiver of its own (ActivityKit, WidgetKit, PushKit...), chosen by the push type: neither Notification
+    /// Center, nor the app's delegate, nor nothing.
+    public var isAnotherReceiver: Bool {
+        self != .notificationCenter && self != .backgroundApp && self != .none
+    }
 }
