@@ -70,8 +70,8 @@ public enum PushChecks {
             findings += FCMValidation.validate(message)
             findings += FCMValidation.validateForApple(message)
             // Lint what the sender wrote in `apns.payload.aps`, not the alert FCM builds from `notification`.
-            if case .object(let written)? = message.apnsPayload?["aps"] {
-                findings += ApsLint.check(Aps(written), path: push.apsPath, liveActivity: liveActivity)
+            if message.writtenAps.presence == .present {
+                findings += ApsLint.check(message.writtenAps, path: push.apsPath, liveActivity: liveActivity)
             }
         } else if push.aps.presence == .present {
             findings += ApsLint.check(push.aps, path: push.apsPath, liveActivity: liveActivity)

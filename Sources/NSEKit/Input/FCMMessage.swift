@@ -10,6 +10,8 @@ public struct FCMMessage: Sendable {
     public var requestFields: [String: JSONValue]
     /// The request is in the shape of the legacy HTTP API (`fcm/send`: `to`, `registration_ids`), shut down in 2024.
     public var isLegacy = false
+    /// `apns.payload.aps` as the sender wrote it (before `notification` fills its alert), read once.
+    public var writtenAps = Aps(nil)
 
     /// Recognises `{"message": {...}}`, a bare message that has FCM's own fields and no `aps`, or a legacy request.
     init?(root: [String: JSONValue]) {
@@ -34,6 +36,7 @@ public struct FCMMessage: Sendable {
         // FCM accepts `fcmOptions` as well as `fcm_options`; the resolution below reads the proto name.
         if apns["fcm_options"] == nil, let options = apns["fcmOptions"] { apns["fcm_options"] = options }
         fields = message
+        writtenAps = Aps(apns["payload"]?["aps"])
     }
 
     private static let messageFields: Set<String> = [

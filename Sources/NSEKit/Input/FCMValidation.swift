@@ -57,7 +57,7 @@ public enum FCMValidation {
 
     /// A message without `notification` whose `aps` shows nothing: FCM's "data message".
     static func isDataOnlyForApple(_ message: FCMMessage) -> Bool {
-        message.notification.isEmpty && !Aps(message.apnsPayload?["aps"]).isNotification
+        message.notification.isEmpty && !message.writtenAps.isNotification
     }
 
     // MARK: - Target

@@ -20,6 +20,9 @@ public struct ReceivedPush: Sendable {
     public let aps: Aps
     /// The image the payload asks Firebase's helper for, if any.
     public let imageRequest: ImageRequest?
+    /// The push type the request declares, when it declares a valid one; for an FCM message with
+    /// `apns.live_activity_token`, the Live Activity push FCM sends.
+    public let pushType: PushType?
 
     public init(
         kind: InputKind, userInfo: [String: JSONValue], payloadBytes: Int, diagnostics: [Diagnostic],
@@ -34,6 +37,14 @@ public struct ReceivedPush: Sendable {
         self.isEnvelope = isEnvelope
         aps = Aps(userInfo["aps"], besideAps: userInfo)
         imageRequest = ImageRequest.firebase(in: userInfo)
+        let declared = headers?.first { $0.key.lowercased() == "apns-push-type" }?.value.stringValue
+        if let declared, let type = PushType(rawValue: declared) {
+            pushType = type
+        } else if let fcmMessage, FCMFieldNames.member("live_activity_token", of: fcmMessage.apns) != nil {
+            pushType = .liveactivity
+        } else {
+            pushType = nil
+        }
     }
 
     /// Where findings about `aps` point: the key path as the sender wrote it.

@@ -50,19 +50,6 @@ public enum PushType: String, Sendable, Codable, CaseIterable {
 }
 
 extension ReceivedPush {
-    /// The header's value, whatever the case of its name (HTTP/2 header names are lowercase on the wire).
-    func header(_ name: String) -> JSONValue? {
-        headers?.first { $0.key.lowercased() == name }?.value
-    }
-
-    /// The push type the request declares, when it declares a valid one; for an FCM message with
-    /// `apns.live_activity_token`, the Live Activity push FCM sends.
-    public var pushType: PushType? {
-        if let declared = header("apns-push-type")?.stringValue.flatMap(PushType.init(rawValue:)) { return declared }
-        if let message = fcmMessage, FCMFieldNames.member("live_activity_token", of: message.apns) != nil { return .liveactivity }
-        return nil
-    }
-
     /// The most bytes APNs accepts for this push.
     public var payloadLimit: Int {
         pushType?.payloadLimit ?? DeliveryRules.maxPayloadBytes
