@@ -37,8 +37,7 @@ enum ApsLint {
     ///     score follow ActivityKit's rules.
     static func check(_ aps: Aps, path: String, liveActivity: Bool) -> [Diagnostic] {
         var findings: [Diagnostic] = []
-        for key in aps.fields.keys.sorted() {
-            let value = aps.fields[key]!
+        for (key, value) in aps.fields.sorted(by: { $0.key < $1.key }) {
             let keyPath = "\(path).\(key)"
             guard let rule = keys[key] else {
                 findings.append(unknownKey(key, path: path))

@@ -28,8 +28,7 @@ enum HeaderLint {
     ) -> [Diagnostic] {
         var findings: [Diagnostic] = []
         var values: [String: String] = [:]
-        for name in headers.keys.sorted() {
-            let value = headers[name]!
+        for (name, value) in headers.sorted(by: { $0.key < $1.key }) {
             let key = name.lowercased()
             switch value {
             case .string(let text):
