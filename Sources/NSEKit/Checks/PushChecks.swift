@@ -44,7 +44,7 @@ public enum PushChecks {
         }
 
         var findings = push.diagnostics
-        findings += requestFindings(push)
+        findings += requestFindings(push, liveActivity: destination == .activityKit)
         findings += DeliveryRules.check(push)
         // A refused push reaches no device: what the device would do with it is moot.
         guard !findings.contains(where: \.rejectsPush) else {
@@ -54,7 +54,7 @@ public enum PushChecks {
             findings += ImageRequestRules.check(
                 request, profile: options.profile, forecast: options.forecastsMedia && eligibility.invoked)
         }
-        findings += localizedLines(push.aps)
+        if let alert = push.aps.alert { findings += AlertLint.localizedLines(alert) }
         if let notInvoked = eligibility.notInvokedFinding(
             imageRequested: push.imageRequest != nil, changesContent: options.changesContent, destination: destination) {
             findings.append(notInvoked)
@@ -63,9 +63,9 @@ public enum PushChecks {
     }
 
     /// FCM's rules, the `aps` keys where the sender wrote them, misplaced `aps` keys, and the headers.
-    private static func requestFindings(_ push: ReceivedPush) -> [Diagnostic] {
+    /// `liveActivity`: the push goes to ActivityKit, whose rules its alert and relevance score follow.
+    private static func requestFindings(_ push: ReceivedPush, liveActivity: Bool) -> [Diagnostic] {
         var findings: [Diagnostic] = []
-        let liveActivity = push.pushType == .liveactivity || push.aps.hasLiveActivityKeys
         if let message = push.fcmMessage {
             findings += FCMValidation.validate(message)
             findings += FCMValidation.validateForApple(message)
@@ -76,9 +76,7 @@ public enum PushChecks {
         } else if push.aps.presence == .present {
             findings += ApsLint.check(push.aps, path: push.apsPath, liveActivity: liveActivity)
         }
-        for misplaced in [push.aps.mutableContentNearMiss, push.aps.contentAvailableNearMiss].compactMap({ $0 }) where misplaced.place == .besideAps {
-            findings.append(.warning(.lintApsMisplacedKey, "The payload has `\(misplaced.key)` beside `aps`, where only the app reads it: iOS reads `\(misplaced.meant)` inside `aps` and ignores this one. Move it into `aps` as \"\(misplaced.meant)\": 1."))
-        }
+        findings += ApsLint.misplacedKeys(push.aps)
         if let headers = push.headers {
             let viaFCM = push.fcmMessage != nil
             // FCM's data-message rule already judges an FCM data message's priority.
@@ -88,19 +86,6 @@ public enum PushChecks {
                 priorityJudgedElsewhere: fcmJudgesPriority, impliedPushType: push.pushType)
         }
         return findings
-    }
-
-    /// Lines whose text the app's Localizable.strings give: the emulator shows the key, and says so.
-    private static func localizedLines(_ aps: Aps) -> [Diagnostic] {
-        guard let alert = aps.alert else { return [] }
-        let lines: [(String, AlertText?)] = [("title", alert.title), ("subtitle", alert.subtitle), ("body", alert.body)]
-        let localized = lines.compactMap { name, text -> String? in
-            guard case .localized(let key, let arguments)? = text else { return nil }
-            let filled = arguments.isEmpty ? "" : " filled with \(arguments.map { "\"\($0)\"" }.joined(separator: ", "))"
-            return "the \(name) is the app's string for \"\(key)\"\(filled)"
-        }
-        guard !localized.isEmpty else { return [] }
-        return [.info(.payloadLocalizedAlert, "Localized alert: \(localized.joined(separator: "; ")). iOS looks the keys up in the app's Localizable.strings, which the emulator does not have, so the content shows the keys. Check that every key exists in each of the app's languages.")]
     }
 
     /// Where the iPhone hands the push: the push type's destination, else what the payload holds.

@@ -72,6 +72,18 @@ enum AlertLint {
         return findings
     }
 
+    /// Lines whose text the app's Localizable.strings give: the emulator shows the key, and says so.
+    static func localizedLines(_ alert: Alert) -> [Diagnostic] {
+        let lines: [(String, AlertText?)] = [("title", alert.title), ("subtitle", alert.subtitle), ("body", alert.body)]
+        let localized = lines.compactMap { name, text -> String? in
+            guard case .localized(let key, let arguments)? = text else { return nil }
+            let filled = arguments.isEmpty ? "" : " filled with \(arguments.map { "\"\($0)\"" }.joined(separator: ", "))"
+            return "the \(name) is the app's string for \"\(key)\"\(filled)"
+        }
+        guard !localized.isEmpty else { return [] }
+        return [.info(.payloadLocalizedAlert, "Localized alert: \(localized.joined(separator: "; ")). iOS looks the keys up in the app's Localizable.strings, which the emulator does not have, so the content shows the keys. Check that every key exists in each of the app's languages.")]
+    }
+
     private static func isStringArray(_ value: JSONValue) -> Bool {
         guard case .array(let items) = value else { return false }
         return items.allSatisfy { $0.stringValue != nil }

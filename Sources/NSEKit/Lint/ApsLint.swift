@@ -77,6 +77,13 @@ enum ApsLint {
         return findings
     }
 
+    /// `mutable-content` or `content-available` (or a near miss) beside `aps`, where only the app reads it.
+    static func misplacedKeys(_ aps: Aps) -> [Diagnostic] {
+        [aps.mutableContentNearMiss, aps.contentAvailableNearMiss].compactMap { $0 }.filter { $0.place == .besideAps }.map { misplaced in
+            .warning(.lintApsMisplacedKey, "The payload has `\(misplaced.key)` beside `aps`, where only the app reads it: iOS reads `\(misplaced.meant)` inside `aps` and ignores this one. Move it into `aps` as \"\(misplaced.meant)\": 1.")
+        }
+    }
+
     private static func liveActivityType(_ key: String, _ value: JSONValue, path: String, expected: String) -> Diagnostic {
         .error(.lintApsLiveActivity, "`\(path)` is \(value.shortDescription), but a Live Activity push needs \(expected): ActivityKit ignores the push. Send \(expected).")
     }
