@@ -17,8 +17,8 @@ open class UNNotificationContent: NSObject, NSCopying, NSMutableCopying, NSSecur
         package var launchImageName = ""
         package var attachments: [UNNotificationAttachment] = []
         package var userInfo: [AnyHashable: Any] = [:]
-        /// `userInfo` as the payload's typed values, while the extension has not replaced it: read back
-        /// without a round trip through Foundation types (which loses integers versus booleans).
+        /// `userInfo` as the payload's typed values, while the extension has not replaced it: read back as they
+        /// came, not converted from Foundation values a second time.
         package var typedUserInfo: [String: JSONValue]?
         /// The emulator's content this was made from, so what UserNotifications does not model (the alert's
         /// localization keys) survives the way back.
