@@ -42,3 +42,13 @@ install: build
 
 clean:
 	rm -rf .build out
+
+# ---- C fuzzing (images branch): libFuzzer targets for the PNG, JPEG and GIF checkers ---------------------------
+# Kept in its own block so the `make fuzz` driver can call it: `make fuzz-c FUZZ_SECONDS=600`.
+FUZZ_SECONDS ?= 60
+
+.PHONY: fuzz-c
+## Fuzzes the C image checkers (Fuzz/c) with libFuzzer, FUZZ_SECONDS each; inputs that fail land in Fuzz/regressions/.
+fuzz-c: deps
+	FUZZ_SECONDS=$(FUZZ_SECONDS) Fuzz/run-c.sh
+# ---- end of C fuzzing -------------------------------------------------------------------------------------------

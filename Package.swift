@@ -50,7 +50,7 @@ let package = Package(
         ),
         .testTarget(name: "NSEMediaServerTests", dependencies: ["NSEMediaServer"]),
         // Runs the built `nse` executable as a user would.
-        .testTarget(name: "NSECommandTests", dependencies: ["nse", "NSEKit"]),
+        .testTarget(name: "NSECommandTests", dependencies: ["nse", "NSEKit", "NSEMediaServer"]),
         .testTarget(
             name: "NSEHarnessTests",
             dependencies: ["UserNotifications", "FirebaseMessaging", "NSEHarness", "NSEKit", "NSEMediaServer", "CImageFixtures"]

@@ -39,9 +39,9 @@ public struct ProcessResult: Sendable, Codable, VerdictReport {
     /// Where iOS hands the push (`notification-center`, `activitykit`, `widgetkit`...); absent when unread.
     public var destination: Destination? = nil
 
-    /// True when the file itself could not be read, as opposed to read and found wanting.
+    /// True when the file itself could not be read (or nse crashed on it), as opposed to read and found wanting.
     public var inputUnreadable: Bool {
-        diagnostics.contains { $0.code == .inputUnreadable }
+        diagnostics.contains { $0.code == .inputUnreadable || $0.code == .internalCrash }
     }
 
     /// Both platforms' findings count: an Android error fails verification too.
