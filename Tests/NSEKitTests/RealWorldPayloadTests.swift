@@ -322,7 +322,8 @@ struct VerdictTests {
         ([Diagnostic](), Verdict.pass, Int32(0)),
         ([.warning(.lintApsUnknownKey, "w"), .info(.mediaNone, "i")], .pass, 0),
         ([.error(.lintApsBadgeType, "e")], .fail, 1),
-        ([.error(.inputUnreadable, "u")], .unreadable, 2),
+        ([.error(.inputUnreadable, "u")], .notChecked, 2),
+        ([.error(.internalCrash, "c")], .notChecked, 2),
     ])
     func aVerdictComesFromTheFindings(findings: [Diagnostic], verdict: Verdict, status: Int32) {
         #expect(Verdict(findings) == verdict)

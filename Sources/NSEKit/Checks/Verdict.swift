@@ -4,12 +4,12 @@ public enum Verdict: String, Sendable, Codable, Comparable {
     case pass
     /// An error: something the sender intended does not happen, or the request is refused.
     case fail
-    /// The file itself could not be read.
-    case unreadable
+    /// The push was not checked: the file could not be read, or nse crashed on it in a batch.
+    case notChecked = "not-checked"
 
     public init(_ diagnostics: [Diagnostic]) {
-        if diagnostics.contains(where: { $0.code == .inputUnreadable }) {
-            self = .unreadable
+        if diagnostics.contains(where: { $0.code == .inputUnreadable || $0.code == .internalCrash }) {
+            self = .notChecked
         } else {
             self = diagnostics.contains { $0.severity == .error } ? .fail : .pass
         }
@@ -20,7 +20,7 @@ public enum Verdict: String, Sendable, Codable, Comparable {
         switch self {
         case .pass: 0
         case .fail: 1
-        case .unreadable: 2
+        case .notChecked: 2
         }
     }
 

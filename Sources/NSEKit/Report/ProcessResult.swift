@@ -40,9 +40,7 @@ public struct ProcessResult: Sendable, Codable, VerdictReport {
     public var destination: Destination? = nil
 
     /// True when the file itself could not be read (or nse crashed on it), as opposed to read and found wanting.
-    public var inputUnreadable: Bool {
-        diagnostics.contains { $0.code == .inputUnreadable || $0.code == .internalCrash }
-    }
+    public var inputUnreadable: Bool { verdict == .notChecked }
 
     /// Both platforms' findings count: an Android error fails verification too.
     public var verdictDiagnostics: [Diagnostic] {
