@@ -99,6 +99,6 @@ public enum PushChecks {
         if push.pushType == nil, aps.hasLiveActivityKeys { return .activityKit }
         if aps.isNotification { return .notificationCenter }
         if aps.contentAvailable.isSet { return .backgroundApp }
-        return .none
+        return .nowhere
     }
 }

@@ -7,7 +7,7 @@ public enum Destination: String, Sendable, Codable, CaseIterable {
     /// `content-available` only: the app is woken in the background.
     case backgroundApp = "background-app"
     /// Nothing for iOS: no `aps` (an FCM data-only, Android-only or web-only message) or an `aps` with nothing in it.
-    case none
+    case nowhere = "none"
     /// `liveactivity`: ActivityKit starts, updates or ends the Live Activity.
     case activityKit = "activitykit"
     /// `widgets`: WidgetKit reloads the app's widget timelines.
@@ -30,7 +30,7 @@ public enum Destination: String, Sendable, Codable, CaseIterable {
     /// The code on the device that receives it, for the route's handlers.
     var handlers: [String] {
         switch self {
-        case .notificationCenter, .backgroundApp, .none: []  // the reception table of `DeliveryRoutes` says
+        case .notificationCenter, .backgroundApp, .nowhere: []  // the reception table of `DeliveryRoutes` says
         case .activityKit: ["APNs", "ActivityKit: the Live Activity's content-state is applied and its views redrawn (no app code runs)"]
         case .widgetKit: ["APNs", "WidgetKit reloads the widgets' timelines: TimelineProvider.getTimeline(in:completion:)"]
         case .controls: ["APNs", "WidgetKit reloads the Control Center controls: ControlValueProvider.currentValue()"]
@@ -48,7 +48,7 @@ public enum Destination: String, Sendable, Codable, CaseIterable {
         switch self {
         case .notificationCenter: "The system presents it."
         case .backgroundApp: "`content-available: 1` makes it a background push."
-        case .none: "The message carries nothing for iOS (no `aps`): nothing is shown and no app code runs."
+        case .nowhere: "The message carries nothing for iOS (no `aps`): nothing is shown and no app code runs."
         case .activityKit: "A Live Activity push goes to ActivityKit, which updates (or starts, or ends) the Live Activity on the Lock Screen and in the Dynamic Island; it never reaches a Notification Service Extension or the app's delegate."
         case .widgetKit: "A widgets push asks WidgetKit to reload the app's widget timelines; nothing is shown by itself."
         case .controls: "A controls push asks WidgetKit to reload the app's Control Center controls; nothing is shown by itself."
@@ -67,6 +67,6 @@ public enum Destination: String, Sendable, Codable, CaseIterable {
     /// A receiver of its own (ActivityKit, WidgetKit, PushKit...), chosen by the push type: neither Notification
     /// Center, nor the app's delegate, nor nothing.
     public var isAnotherReceiver: Bool {
-        self != .notificationCenter && self != .backgroundApp && self != .none
+        self != .notificationCenter && self != .backgroundApp && self != .nowhere
     }
 }

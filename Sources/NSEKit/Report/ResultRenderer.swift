@@ -69,7 +69,7 @@ public struct TextResultRenderer: ResultRenderer {
         case .bestAttempt: "FAIL: time ran out: best-attempt content shown, no image"
         case .rejected: "REJECTED: nothing reaches the phone"
         case .notEmulated: "iOS not emulated (--platform android)"
-        case .notDisplayed: result.destination == Destination.none || result.destination == nil
+        case .notDisplayed: result.destination == .nowhere || result.destination == nil
             ? "not displayed: the message carries nothing for iOS to show (no `aps`)"
             : "not displayed: iOS hands the push to \(result.destination?.rawValue ?? ""), not to Notification Center"
         }

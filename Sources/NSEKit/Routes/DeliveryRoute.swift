@@ -30,7 +30,7 @@ public struct PlatformRoute: Sendable, Codable, Hashable {
         /// The receiver for a destination outside Notification Center and the app's delegate.
         init?(_ destination: Destination) {
             switch destination {
-            case .notificationCenter, .backgroundApp, .none: return nil
+            case .notificationCenter, .backgroundApp, .nowhere: return nil
             case .activityKit: self = .activityKit
             case .widgetKit: self = .widgetKit
             case .controls: self = .controls

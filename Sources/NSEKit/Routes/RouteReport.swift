@@ -34,7 +34,7 @@ extension DeliveryRoutes {
             report.ios = notDelivered(iosKind, because: "The request is refused before delivery: \(refusal.code.rawValue).", ios: true)
         } else if let route = elsewhere(checks.destination, kind: iosKind) {
             report.ios = route
-        } else if checks.destination == .none, viaFCM, !MessageKind.hasAppData(push.userInfo) {
+        } else if checks.destination == .nowhere, viaFCM, !MessageKind.hasAppData(push.userInfo) {
             report.ios = notDelivered(iosKind, because: "The message has nothing for iOS: no `aps` and no data (an Android-only or web-only message). Nothing is shown and no app code runs; add `notification` or `apns.payload` to reach iPhones.", ios: true)
         } else {
             let eligibility = checks.eligibility
