@@ -12,6 +12,11 @@ public struct FCMMessage: Sendable {
     public var isLegacy = false
     /// `apns.payload.aps` as the sender wrote it (before `notification` fills its alert), read once.
     public var writtenAps = Aps(nil)
+    /// The targets the message names (`token`, `topic`, `condition`, `fid`), in that order; FCM wants exactly one.
+    public var targets: [String] = []
+
+    /// The v1 API's targets: a registration token, a topic, a condition, or a Firebase installation ID.
+    static let targetFields = ["token", "topic", "condition", "fid"]
 
     /// Recognises `{"message": {...}}`, a bare message that has FCM's own fields and no `aps`, or a legacy request.
     init?(root: [String: JSONValue]) {
@@ -37,6 +42,7 @@ public struct FCMMessage: Sendable {
         if apns["fcm_options"] == nil, let options = apns["fcmOptions"] { apns["fcm_options"] = options }
         fields = message
         writtenAps = Aps(apns["payload"]?["aps"])
+        targets = Self.targetFields.filter { message[$0] != nil && message[$0] != .null }
     }
 
     private static let messageFields: Set<String> = [

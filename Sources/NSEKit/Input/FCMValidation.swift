@@ -6,7 +6,7 @@ public enum FCMValidation {
     public static func validate(_ message: FCMMessage) -> [Diagnostic] {
         if message.isLegacy { return [legacy(message)] }
         var findings: [Diagnostic] = []
-        findings += targetCount(message.fields)
+        findings += targetCount(message.targets)
         findings += schema(message)
         findings += apnsPayloadAps(message)
         for (path, container) in [("message.data", message.fields["data"]), ("message.android.data", FCMFieldNames.member("data", of: message.android))] {
@@ -62,11 +62,7 @@ public enum FCMValidation {
 
     // MARK: - Target
 
-    /// The v1 API's targets: a registration token, a topic, a condition, or a Firebase installation ID.
-    private static let targets = ["token", "topic", "condition", "fid"]
-
-    static func targetCount(_ message: [String: JSONValue]) -> [Diagnostic] {
-        let given = targets.filter { message[$0] != nil && message[$0] != .null }
+    static func targetCount(_ given: [String]) -> [Diagnostic] {
         switch given.count {
         case 1:
             return []
