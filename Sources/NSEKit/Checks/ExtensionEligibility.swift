@@ -49,7 +49,7 @@ public struct ExtensionEligibility: Sendable {
     /// appear), a warning when the extension would change the content, an explanation for a notification shown
     /// without it; nothing for a push that was never meant for it (a Live Activity, a background update).
     func notInvokedFinding(imageRequested: Bool, changesContent: Bool, destination: Destination) -> Diagnostic? {
-        guard let reason, imageRequested || changesContent || destination.presentsNotification else { return nil }
+        guard let reason, imageRequested || destination.presentsNotification else { return nil }
         let shown = destination.presentsNotification ? "the phone shows the payload's own content" : "nothing is shown in Notification Center"
         if imageRequested {
             return .error(.extensionNotInvoked, "iOS does not run the Notification Service Extension: \(reason). The image will NOT appear; \(shown).")
