@@ -45,8 +45,13 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
+        // `make fuzz`: the code paths fed with random bytes, one entry point each, shared with the test that
+        // replays Fuzz/regressions; `nse-fuzz` drives them (with libFuzzer only in the build `make fuzz` makes).
+        .target(name: "NSEFuzzTargets", dependencies: ["NSEKit"]),
+        .executableTarget(name: "nse-fuzz", dependencies: ["NSEFuzzTargets"]),
         .testTarget(
-            name: "NSEKitTests", dependencies: ["NSEKit", "NSEHarness", "NSEMediaServer", "CNSE", "CImageFixtures", "CCurl"]
+            name: "NSEKitTests",
+            dependencies: ["NSEKit", "NSEHarness", "NSEMediaServer", "NSEFuzzTargets", "CNSE", "CImageFixtures", "CCurl"]
         ),
         .testTarget(name: "NSEMediaServerTests", dependencies: ["NSEMediaServer"]),
         // Runs the built `nse` executable as a user would.
@@ -54,6 +59,13 @@ let package = Package(
         .testTarget(
             name: "NSEHarnessTests",
             dependencies: ["UserNotifications", "FirebaseMessaging", "NSEHarness", "NSEKit", "NSEMediaServer", "CImageFixtures"]
+        ),
+        // Extension files written the way public apps write them (URLSession, Data(contentsOf:)), compiled in
+        // Swift 5 mode as Xcode compiles app code, run by the harness against a loopback server.
+        .testTarget(
+            name: "AppExtensionTests",
+            dependencies: ["UserNotifications", "NSEHarness", "NSEKit", "NSEMediaServer", "CImageFixtures"],
+            swiftSettings: [.swiftLanguageMode(.v5)]
         ),
         // The README's example: an app's NotificationService.swift, unchanged, tested on Linux.
         .testTarget(

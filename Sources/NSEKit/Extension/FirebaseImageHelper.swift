@@ -54,7 +54,7 @@ public struct FirebaseImageHelper: Sendable {
     }
 
     /// `URL(string:)` as iOS 17 and later apply it: invalid characters are percent-encoded rather than fatal.
-    static func parseURL(_ text: String, diagnostics: inout [Diagnostic]) -> URL? {
+    package static func parseURL(_ text: String, diagnostics: inout [Diagnostic]) -> URL? {
         let strict = URL(string: text, encodingInvalidCharacters: false)
         let lenient = strict ?? URL(string: text)
         guard let url = lenient, let scheme = url.scheme?.lowercased(), let host = url.host, !host.isEmpty,
@@ -73,16 +73,16 @@ public struct FirebaseImageHelper: Sendable {
     }
 
     /// App Transport Security: extensions load plain http only with an Info.plist exception.
-    static func passesTransportSecurity(_ url: URL, profile: DeviceProfile, diagnostics: inout [Diagnostic]) -> Bool {
+    package static func passesTransportSecurity(_ url: URL, profile: DeviceProfile, diagnostics: inout [Diagnostic]) -> Bool {
         guard !profile.transportSecurityAllows(url) else { return true }
         diagnostics.append(.error(
             .mediaInsecureURL,
-            "The image URL uses plain http (\(url.absoluteString)). App Transport Security blocks it in the extension, so the download fails and no image is shown. Serve it over https, or pass --allow-http if the extension's Info.plist has an ATS exception."))
+            "The image URL uses plain http (\(url.absoluteString)). App Transport Security blocks it in the extension, so the download fails and no image is shown. Serve it over https, or \(TransportSecurity.remedy(for: url.host ?? ""))."))
         return false
     }
 
     /// The extension Firebase gives the downloaded file: `suggestedFilename`'s, else ".subtype" for image/ MIME types.
-    static func fileExtension(for head: ResponseHead, profile: DeviceProfile) -> String {
+    package static func fileExtension(for head: ResponseHead, profile: DeviceProfile) -> String {
         let suggested = ResponseHead.pathExtension(of: head.suggestedFilename(profile: profile))
         if !suggested.isEmpty { return suggested }
         guard let mime = head.mimeType, mime.contains("image/") else { return "" }

@@ -52,6 +52,9 @@ public struct TextResultRenderer: ResultRenderer {
         for diagnostic in result.diagnostics {
             lines.append("  \(diagnostic.severity.rawValue.padding(toLength: 8, withPad: " ", startingAt: 0))\(diagnostic.code.rawValue): \(diagnostic.message)")
         }
+        if let activity = result.extensionActivity {
+            lines += activityLines(activity)
+        }
         if let android = result.android {
             lines += androidLines(android)
         }
@@ -79,6 +82,48 @@ public struct TextResultRenderer: ResultRenderer {
     private func localized(_ localization: NotificationContent.Localization) -> String {
         let arguments = localization.arguments.isEmpty ? "" : " with " + localization.arguments.map(quoted).joined(separator: ", ")
         return "the app's string for \(quoted(localization.key))\(arguments)"
+    }
+
+    /// Log lines shown before the rest are summarised: a chatty extension must not bury the verdict.
+    static let shownLogLines = 20
+
+    /// What an app's own extension did, in the order a reader checks it: its requests, log, handler calls, memory.
+    private func activityLines(_ activity: ExtensionActivity) -> [String] {
+        var lines = ["  the extension:"]
+        for request in activity.requests {
+            var outcome: String
+            switch request.outcome {
+            case .completed: outcome = "\(request.status.map(String.init) ?? "?"), \(request.bytes) bytes"
+            case .failed: outcome = "failed, \(request.error ?? "no response")"
+            case .cancelled: outcome = "cancelled"
+            case .unfinished: outcome = "unfinished when the extension ended"
+            }
+            if request.redirects > 0 { outcome += ", \(request.redirects) redirects" }
+            let code = request.diagnostic.map { " [\($0.rawValue)]" } ?? ""
+            lines.append("    request  \(request.method) \(request.url) -> \(outcome) in \(Int(saturating: request.milliseconds.rounded())) ms (\(request.api))\(code)")
+        }
+        for line in activity.log.prefix(Self.shownLogLines) {
+            let origin = [line.subsystem, line.category].compactMap { $0 }.joined(separator: "/")
+            lines.append("    log      [\(line.level.rawValue)]\(origin.isEmpty ? "" : " " + origin): \(line.message.replacingOccurrences(of: "\n", with: "\\n"))")
+        }
+        if activity.log.count > Self.shownLogLines {
+            lines.append("    log      ... \(activity.log.count - Self.shownLogLines) more lines (--format json has them all)")
+        }
+        let calls = activity.handlerCalls.map { call in
+            "\(Int(saturating: call.milliseconds.rounded())) ms from \(call.thread)\(call.used ? " (shown)" : " (ignored)")"
+        }
+        lines.append("    handler  " + (calls.isEmpty ? "never called" : calls.joined(separator: "; ")))
+        if let memory = activity.memory {
+            var text = "    memory   held by the stand-ins at most \(memory.accountedPeakBytes) bytes; process "
+            switch memory.processMeasurement {
+            case .measured: text += "grew \(memory.processGrowthBytes ?? 0) bytes"
+            case .notMeasuredConcurrentRuns: text += "not measured (other runs overlapped)"
+            case .off: text += "not measured"
+            case .unsupported: text += "not measured (no peak memory on this system)"
+            }
+            lines.append(text)
+        }
+        return lines
     }
 
     private func androidLines(_ android: AndroidResult) -> [String] {
