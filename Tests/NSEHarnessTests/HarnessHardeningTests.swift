@@ -85,7 +85,9 @@ struct HarnessHardeningTests {
     @Test(.timeLimit(.minutes(1)))
     func aRunOverlappedByAnotherReportsProcessMemoryAsNotMeasured() async throws {
         let hold = Latch.make()
-        let holding = harness(budget: .seconds(30))
+        // Both runs measure: the small one (waiting) must not be blamed for the other's 48 MB either.
+        var holding = harness(budget: .seconds(30))
+        holding.memoryMeasurement = .whenAlone
         let held = Task { try await holding.run(HoldService.self, payload: payload(extra: #", "hold": "\#(hold.name)""#)) }
         await hold.arrival()
 
@@ -98,7 +100,10 @@ struct HarnessHardeningTests {
         #expect(!delivered.diagnostics.map(\.code).contains(.extensionMemoryLimit))
         #expect(delivered.activity.memory?.processMeasurement == .notMeasuredConcurrentRuns)
         #expect(delivered.activity.memory?.processGrowthBytes == nil)
-        #expect(try await held.value.outcome == .modified)
+        let small = try await held.value
+        #expect(small.outcome == .modified)
+        #expect(!small.diagnostics.map(\.code).contains(.extensionMemoryLimit))
+        #expect(small.activity.memory?.processMeasurement == .notMeasuredConcurrentRuns)
     }
 
     /// A run that asks for the process alone waits for the run in progress, then measures and judges its memory.
