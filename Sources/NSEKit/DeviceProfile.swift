@@ -16,9 +16,15 @@ public struct DeviceProfile: Sendable, Hashable {
     }
     /// Bytes in the "MB" of Apple's attachment limits: undocumented, 1,000,000 (the stricter) by default.
     public var megabyte = 1_000_000
+    /// What one image check may spend: pixels, decoder memory, pixel work across frames and scans, GIF frames,
+    /// JPEG scans. Assumed bounds (Apple documents none): a file past one is reported, not judged.
+    public var imageLimits = ImageDecodeLimits()
     /// Images with more pixels than this (canvas or any frame) are refused before decoding: an assumed
     /// bound on what the system's thumbnailer accepts, and the emulator's guard against decompression bombs.
-    public var maxPixels: UInt64 = 100_000_000
+    public var maxPixels: UInt64 {
+        get { imageLimits.maxPixels }
+        set { imageLimits.maxPixels = newValue }
+    }
     /// Redirects URLSession follows before failing.
     public var maxRedirects = 16
     /// Foundation's `suggestedFilename` appends an extension from the MIME type when the name has none
@@ -32,6 +38,10 @@ public struct DeviceProfile: Sendable, Hashable {
     /// Memory an extension may use before iOS kills it: undocumented; crash logs show 24 MB ("ActiveHard").
     /// Over it, the extension is killed without an expiry call and the original content is shown.
     public var memoryLimit = 24 * 1_048_576
+
+    /// The app's notifications already in Notification Center when the push arrives, oldest first: what
+    /// `UNUserNotificationCenter.current().getDeliveredNotifications` hands the extension (badge counting).
+    public var deliveredNotifications: [NotificationContent] = []
 
     public init() {}
 

@@ -38,6 +38,14 @@ struct BatchCommand: AsyncParsableCommand {
     @OptionGroup(title: "Device assumptions")
     var device: DeviceOptions
 
+    // The worker's side of `BatchSupervisor`: set only by the supervisor when it starts the worker.
+    @Option(name: .customLong("worker-journal"), help: .hidden)
+    var workerJournal: String?
+    @Option(name: .customLong("worker-only"), help: .hidden)
+    var workerOnly: Int?
+    @Option(name: .customLong("worker-crashed"), help: .hidden)
+    var workerCrashed: [String] = []
+
     func validate() throws {
         guard !paths.isEmpty else { throw ValidationError("Name at least one folder of push files.") }
         guard (1...256).contains(jobs) else { throw ValidationError("--jobs must be between 1 and 256.") }
@@ -50,8 +58,8 @@ struct BatchCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let outDirectory = out.map { URL(fileURLWithPath: $0) }
-        let inputs: [BatchInput]
+        var outDirectory = out.map { URL(fileURLWithPath: $0) }
+        var inputs: [BatchInput]
         do {
             inputs = try BatchInputDiscovery.discover(paths, excluding: outDirectory.map { [$0] } ?? [])
         } catch {
@@ -60,6 +68,25 @@ struct BatchCommand: AsyncParsableCommand {
         guard !inputs.isEmpty else {
             throw Self.usageError("No .json or .apns files under \(paths.joined(separator: ", ")).")
         }
+        guard let workerJournal else {
+            // Usage errors are found above, in this process; the batch itself runs in a supervised worker.
+            let status = BatchSupervisor.run(arguments: Array(CommandLine.arguments.dropFirst()), inputs: inputs)
+            if status != 0 { throw ExitCode(status) }
+            return
+        }
+        for crash in workerCrashed {
+            let fields = crash.split(separator: ":", maxSplits: 1)
+            guard fields.count == 2, let index = Int(fields[0]), inputs.indices.contains(index) else { continue }
+            inputs[index].crashedWith = String(fields[1])
+        }
+        var indexes = Array(inputs.indices)
+        if let workerOnly, inputs.indices.contains(workerOnly) {
+            // A suspect re-run alone: whether it crashes is the answer, so no results are written.
+            indexes = [workerOnly]
+            inputs = [inputs[workerOnly]]
+            outDirectory = nil
+        }
+        let journal = try CrashJournal(file: URL(fileURLWithPath: workerJournal))
         if let outDirectory {
             do {
                 try FileManager.default.createDirectory(at: outDirectory, withIntermediateDirectories: true)
@@ -71,12 +98,18 @@ struct BatchCommand: AsyncParsableCommand {
         let server = try media.startServer()
         defer { server?.stop() }
         let emulator = Emulator(profile: device.profile, changes: changes.changes, hostMapping: MediaOptions.mapping(to: server))
-        let runner = BatchRunner(emulator: emulator, jobs: jobs, outDirectory: outDirectory)
+        var runner = BatchRunner(emulator: emulator, jobs: jobs, outDirectory: outDirectory)
+        runner.onStart = { [indexes] in journal.started(indexes[$0]) }
 
         let display = quiet ? BatchProgress.Mode.silent
             : isatty(STDOUT_FILENO) != 0 && isatty(STDERR_FILENO) != 0 ? .bar : .lines
         let progress = BatchProgress(total: inputs.count, mode: display)
-        let batch = Task { try await runner.run(inputs) { index, entry in progress.record(index, entry) } }
+        let batch = Task { [runner, indexes] in
+            try await runner.run(inputs) { index, entry in
+                journal.finished(indexes[index])
+                progress.record(index, entry)
+            }
+        }
         let interruption = Interruption { batch.cancel() }
         let report: BatchReport
         do {
@@ -90,7 +123,7 @@ struct BatchCommand: AsyncParsableCommand {
         var summary = BatchTextRenderer().summary(report.summary)
         if let reportFile = report.reportFile { summary += "\nresults: \(outDirectory?.relativePath ?? "")/  report: \(reportFile.relativePath)" }
         var problems = report.reportError.map { [$0] } ?? []
-        if let junit {
+        if let junit, workerOnly == nil {
             let file = URL(fileURLWithPath: junit)
             do {
                 try AtomicFile.write(Data(JUnitRenderer().render(report).utf8), to: file)
