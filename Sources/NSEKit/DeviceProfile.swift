@@ -39,6 +39,10 @@ public struct DeviceProfile: Sendable, Hashable {
     /// Over it, the extension is killed without an expiry call and the original content is shown.
     public var memoryLimit = 24 * 1_048_576
 
+    /// The app's notifications already in Notification Center when the push arrives, oldest first: what
+    /// `UNUserNotificationCenter.current().getDeliveredNotifications` hands the extension (badge counting).
+    public var deliveredNotifications: [NotificationContent] = []
+
     public init() {}
 
     /// App Transport Security's verdict on one URL the extension loads, the payload's own and every redirect

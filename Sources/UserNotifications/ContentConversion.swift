@@ -18,6 +18,7 @@ extension UNNotificationContent {
         fields.targetContentIdentifier = content.targetContentIdentifier
         fields.interruptionLevel = UNNotificationInterruptionLevel(payloadValue: content.interruptionLevel)
         fields.relevanceScore = content.relevanceScore
+        fields.communication = content.communication
         self.init(fields: fields, environment: environment)
     }
 
@@ -36,6 +37,7 @@ extension UNNotificationContent {
         content.relevanceScore = relevanceScore
         content.userInfo = payload
         content.attachments = attachments.map(\.staged.attachment)
+        content.communication = fields.communication
         // A line the extension rewrote no longer shows the app's localized string.
         if content.titleLocalization?.key != content.title { content.titleLocalization = nil }
         if content.subtitleLocalization?.key != content.subtitle { content.subtitleLocalization = nil }

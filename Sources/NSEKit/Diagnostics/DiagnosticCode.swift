@@ -66,6 +66,8 @@ public enum DiagnosticCode: String, Sendable, Codable, CaseIterable {
     case extensionHandlerCalledTwice = "extension.handler-called-twice"
     case extensionMemoryLimit = "extension.memory-limit"
     case extensionAttachmentOption = "extension.attachment-option"
+    case extensionCommunication = "extension.communication"
+    case extensionCrashed = "extension.crashed"
     case extensionContainerSeed = "extension.container-seed"
     case extensionInfoPlist = "extension.info-plist"
 

@@ -19,6 +19,8 @@ public struct NotificationContent: Sendable, Hashable, Codable {
     public var relevanceScore: Double = 0
     public var userInfo: [String: JSONValue] = [:]
     public var attachments: [Attachment] = []
+    /// Set when the extension made it a communication notification; absent otherwise.
+    public var communication: Communication?
 
     /// A localization key and the arguments that fill its format string.
     public struct Localization: Sendable, Hashable, Codable {

@@ -40,6 +40,7 @@ public struct TextResultRenderer: ResultRenderer {
                 lines.append("    \(label.padding(toLength: 9, withPad: " ", startingAt: 0))\(text)")
             }
             if let badge = content.badge { lines.append("    badge    \(badge)") }
+            if let communication = content.communication { lines.append("    sender   \(sender(communication))") }
             for attachment in content.attachments {
                 var description = "    image    \(attachment.type)"
                 if let width = attachment.width, let height = attachment.height { description += " \(width)x\(height)" }
@@ -64,10 +65,23 @@ public struct TextResultRenderer: ResultRenderer {
         return lines.joined(separator: "\n")
     }
 
+    /// A communication notification's sender, avatar and conversation, as the phone presents them.
+    private func sender(_ communication: Communication) -> String {
+        var text = communication.senderName.map(quoted) ?? "(no name)"
+        if let avatar = communication.avatar {
+            text += ", avatar \(avatar.width)x\(avatar.height) in place of the app icon"
+        } else {
+            text += ", no avatar (initials shown)"
+        }
+        if let group = communication.groupName { text += ", in group \(quoted(group))" }
+        return text
+    }
+
     private func verdict(_ result: ProcessResult) -> String {
         switch result.outcome {
         case .modified: result.imageShown ? "OK: extension ran, image shown" : "OK: extension ran (no image requested)"
         case .modifiedWithoutAttachment: "FAIL: extension ran, but the image is NOT shown"
+        case .original where result.extensionInvoked: "FAIL: extension ran, but delivered nothing: the original content is shown"
         case .original: "extension not run: the payload's own content is shown"
         case .bestAttempt: "FAIL: time ran out: best-attempt content shown, no image"
         case .rejected: "REJECTED: nothing reaches the phone"
