@@ -168,11 +168,16 @@ struct RealExtensionTests {
         #expect(delivered.result.content?.attachments.first?.width == 20)
     }
 
-    @Test func decodingATwelveMegapixelPhotoIsTheMemoryKill() async throws {
+    /// With the process-wide figure off (`.off`, as the CLI runs extensions), the bitmaps the stand-ins hold are
+    /// still this run's and still judged.
+    @Test(arguments: [MemoryMeasurement.whenAlone, .off])
+    func decodingATwelveMegapixelPhotoIsTheMemoryKill(measurement: MemoryMeasurement) async throws {
         let folder = try seed([("latest.jpg", { cimagefixtures_write_jpeg($0, 4000, 3000, 80, 0, 11) })])
         defer { try? FileManager.default.removeItem(at: folder) }
+        var harness = harness(seed: folder)
+        harness.memoryMeasurement = measurement
 
-        let delivered = try await harness(seed: folder).run(PhotoThumbnailService.self, payload: payload(#""x": 1"#))
+        let delivered = try await harness.run(PhotoThumbnailService.self, payload: payload(#""x": 1"#))
 
         // 4000 x 3000 x 4 bytes = 48 MB of pixels, twice the 24 MB iOS allows: killed, the original shows.
         #expect(delivered.diagnostics.contains { $0.code == .extensionMemoryLimit })
