@@ -49,21 +49,30 @@ class TwiceService: UNNotificationServiceExtension {
 
 /// Does slow work synchronously and relies on serviceExtensionTimeWillExpire().
 class SleepyService: UNNotificationServiceExtension {
+    // The expiry call comes on another thread while didReceive still sleeps (as on iOS): the lock orders every
+    // use of the two fields and of the content, which both calls hand over (ThreadSanitizer found the race).
+    private let lock = NSLock()
     var contentHandler: ((UNNotificationContent) -> Void)?
     var bestAttemptContent: UNMutableNotificationContent?
 
     override func didReceive(_ request: UNNotificationRequest, withContentHandler contentHandler: @escaping (UNNotificationContent) -> Void) {
-        self.contentHandler = contentHandler
-        bestAttemptContent = request.content.mutableCopy() as? UNMutableNotificationContent
-        bestAttemptContent?.title = "best attempt"
+        lock.withLock {
+            self.contentHandler = contentHandler
+            bestAttemptContent = request.content.mutableCopy() as? UNMutableNotificationContent
+            bestAttemptContent?.title = "best attempt"
+        }
         Thread.sleep(forTimeInterval: 3)
-        bestAttemptContent?.title = "too late"
-        contentHandler(bestAttemptContent!)
+        lock.withLock {
+            bestAttemptContent?.title = "too late"
+            contentHandler(bestAttemptContent!)
+        }
     }
 
     override func serviceExtensionTimeWillExpire() {
-        if let contentHandler, let bestAttemptContent {
-            contentHandler(bestAttemptContent)
+        lock.withLock {
+            if let contentHandler, let bestAttemptContent {
+                contentHandler(bestAttemptContent)
+            }
         }
     }
 }
@@ -108,6 +117,26 @@ class GreedyService: UNNotificationServiceExtension {
 class MetricsService: UNNotificationServiceExtension {
     override func didReceive(_ request: UNNotificationRequest, withContentHandler contentHandler: @escaping (UNNotificationContent) -> Void) {
         Messaging.serviceExtension().exportDeliveryMetricsToBigQuery(withMessageInfo: request.content.userInfo)
+        contentHandler(request.content)
+    }
+}
+
+/// Holds 48 MB, twice the device's limit, while it works: the memory tests' cheaper stand-in for GreedyService.
+class HungryService: UNNotificationServiceExtension {
+    override func didReceive(_ request: UNNotificationRequest, withContentHandler contentHandler: @escaping (UNNotificationContent) -> Void) {
+        let buffer = [UInt8](repeating: 0x5A, count: 48 * 1_048_576)
+        let content = request.content.mutableCopy() as! UNMutableNotificationContent
+        content.subtitle = "checksum \(buffer[buffer.count / 2])"
+        contentHandler(content)
+    }
+}
+
+/// Blocks in `didReceive` until the test releases it (the payload's `hold` names the latch), then delivers:
+/// a run that is certainly in progress while the test starts another.
+class HoldService: UNNotificationServiceExtension {
+    override func didReceive(_ request: UNNotificationRequest, withContentHandler contentHandler: @escaping (UNNotificationContent) -> Void) {
+        let hold = Latch.named(request.content.userInfo["hold"] as? String ?? "")
+        hold?.arriveAndWaitForRelease()
         contentHandler(request.content)
     }
 }
