@@ -29,14 +29,16 @@ test: deps
 	$(SWIFT) test
 
 ## The whole suite under AddressSanitizer / ThreadSanitizer, each in a build folder of its own (not part of `make test`).
-## Suppressions: only leaks proven to be in Foundation or XCTest, each explained in the file; they apply to the
-## `nse` processes the CLI tests start too, which must not print a suppression report on their stderr.
+## Suppressions (Tests/Sanitizers/): only reports proven to come from Foundation, XCTest or Synchronization, each
+## with its proof; they apply to the `nse` processes the CLI tests start too, which must not print a suppression
+## report on their stderr.
 test-asan: deps
 	LSAN_OPTIONS="suppressions=$(CURDIR)/Tests/Sanitizers/lsan-suppressions.txt print_suppressions=0 $$LSAN_OPTIONS" \
 	  $(SWIFT) test --sanitize=address --scratch-path .build-asan
 
 test-tsan: deps
-	$(SWIFT) test --sanitize=thread --scratch-path .build-tsan
+	TSAN_OPTIONS="suppressions=$(CURDIR)/Tests/Sanitizers/tsan-suppressions.txt $$TSAN_OPTIONS" \
+	  $(SWIFT) test --sanitize=thread --scratch-path .build-tsan
 
 ## Runs every fuzz target (Swift: payload, fcm, lint, media; then the C checkers' through Fuzz/run-c.sh) for
 ## FUZZ_SECONDS each, printing executions and executions per second per target.
