@@ -29,16 +29,18 @@ test: deps
 	$(SWIFT) test
 
 ## The whole suite under AddressSanitizer / ThreadSanitizer, each in a build folder of its own (not part of `make test`).
+## One test at a time: run side by side, the sanitized CPU-bound tests starve the hang-guarded ones of the two
+## cooperative threads, and those report the wait as a hang.
 ## Suppressions (Tests/Sanitizers/): only reports proven to come from Foundation, XCTest or Synchronization, each
 ## with its proof; they apply to the `nse` processes the CLI tests start too, which must not print a suppression
 ## report on their stderr.
 test-asan: deps
 	LSAN_OPTIONS="suppressions=$(CURDIR)/Tests/Sanitizers/lsan-suppressions.txt print_suppressions=0 $$LSAN_OPTIONS" \
-	  $(SWIFT) test --sanitize=address --scratch-path .build-asan
+	  $(SWIFT) test --sanitize=address --scratch-path .build-asan --no-parallel
 
 test-tsan: deps
 	TSAN_OPTIONS="suppressions=$(CURDIR)/Tests/Sanitizers/tsan-suppressions.txt $$TSAN_OPTIONS" \
-	  $(SWIFT) test --sanitize=thread --scratch-path .build-tsan
+	  $(SWIFT) test --sanitize=thread --scratch-path .build-tsan --no-parallel
 
 ## Runs every fuzz target (Swift: payload, fcm, lint, media; then the C checkers' through Fuzz/run-c.sh) for
 ## FUZZ_SECONDS each, printing executions and executions per second per target.
