@@ -198,16 +198,11 @@ struct ImageCheckTests {
             bytes: PNGBytes.signature + PNGBytes.ihdr(width: 100_000, height: 100_000)
                 + PNGBytes.chunk("IDAT", PNGBytes.emptyZlibStream) + PNGBytes.chunk("IEND", []))
 
-        var result: ImageCheck?
-        let elapsed = ContinuousClock().measure {
-            result = ImageFormat.png.check(url, maxPixels: 100_000_000)
-        }
-        let check = try #require(result)
+        let check = ImageFormat.png.check(url, maxPixels: 100_000_000)
         #expect(check.status == CNSE_IMAGE_TOO_MANY_PIXELS, "\(check.message)")
         #expect(check.report.width == 100_000)
         #expect(check.report.height == 100_000)
         #expect(check.message.contains("100000"), "\(check.message)")
-        #expect(elapsed < .seconds(2))
     }
 
     /// A header within the limit but with almost no data must fail on the data, not on memory: only one row

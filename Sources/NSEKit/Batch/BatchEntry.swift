@@ -23,7 +23,7 @@ public struct BatchEntry: Sendable, Hashable, Codable {
         self.outputPath = outputPath
         outcome = result.outcome
         imageShown = result.imageShown
-        imageURL = result.content?.userInfo["fcm_options"]?["image"]?.stringValue
+        imageURL = result.content.flatMap { ImageRequest.firebase(in: $0.userInfo)?.url }
         exitStatus = result.exitStatus
         diagnostics = result.diagnostics.filter { $0.severity != .info }
         milliseconds = result.timings["total"] ?? 0
