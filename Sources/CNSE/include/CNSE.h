@@ -9,6 +9,8 @@
 #include <stdint.h>
 #include <curl/curl.h>
 
+#include "cnse_thumbnail.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
