@@ -841,19 +841,20 @@ static int cnse_encode(const uint8_t *rgba, uint32_t width, uint32_t height, siz
 
 // MARK: Entry points
 
-int cnse_thumbnail_make(const char *path, cnse_thumbnail_format format, const cnse_thumbnail_request *request,
-                        cnse_thumbnail_result *result) {
+int cnse_thumbnail_pixels(const char *path, cnse_thumbnail_format format, const cnse_thumbnail_request *request,
+                          cnse_thumbnail_result *result, uint8_t **rgba) {
     memset(result, 0, sizeof(*result));
+    *rgba = NULL;
     FILE *file = fopen(path, "rb");
     if (file == NULL) {
         cnse_thumb_say(result, "cannot open %s: %s", path, strerror(errno));
         return 3;
     }
-    uint8_t *rgba = NULL;
+    uint8_t *pixels = NULL;
     uint32_t width = 0, height = 0;
     int status;
     if (format == CNSE_THUMBNAIL_GIF) {
-        status = cnse_thumb_gif(file, request, result, &rgba, &width, &height);
+        status = cnse_thumb_gif(file, request, result, &pixels, &width, &height);
     } else {
         cnse_cells cells;
         memset(&cells, 0, sizeof(cells));
@@ -863,11 +864,11 @@ int cnse_thumbnail_make(const char *path, cnse_thumbnail_format format, const cn
         if (status == 0) {
             width = cells.ow;
             height = cells.oh;
-            rgba = malloc((size_t)width * height * 4);
-            if (rgba == NULL) {
+            pixels = malloc((size_t)width * height * 4);
+            if (pixels == NULL) {
                 status = 3;
             } else {
-                cnse_cells_finish(&cells, rgba);
+                cnse_cells_finish(&cells, pixels);
             }
         }
         cnse_cells_release(&cells);
@@ -876,10 +877,26 @@ int cnse_thumbnail_make(const char *path, cnse_thumbnail_format format, const cn
     if (status == 0) {
         result->width = width;
         result->height = height;
-        status = cnse_encode(rgba, width, height, request->max_bytes, result);
+        *rgba = pixels;
+    } else {
+        free(pixels);
+    }
+    return status;
+}
+
+int cnse_thumbnail_make(const char *path, cnse_thumbnail_format format, const cnse_thumbnail_request *request,
+                        cnse_thumbnail_result *result) {
+    uint8_t *rgba = NULL;
+    int status = cnse_thumbnail_pixels(path, format, request, result, &rgba);
+    if (status == 0) {
+        status = cnse_encode(rgba, result->width, result->height, request->max_bytes, result);
     }
     free(rgba);
     return status;
+}
+
+void cnse_thumbnail_free_pixels(uint8_t *rgba) {
+    free(rgba);
 }
 
 void cnse_thumbnail_free(cnse_thumbnail_result *result) {

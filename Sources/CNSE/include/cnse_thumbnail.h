@@ -51,6 +51,13 @@ int cnse_thumbnail_make(const char *path, cnse_thumbnail_format format, const cn
 
 void cnse_thumbnail_free(cnse_thumbnail_result *result);
 
+/// The preview's pixels before encoding: `*rgba` receives width x height straight-alpha RGBA bytes (sizes in
+/// `result`; `data` stays NULL), to release with cnse_thumbnail_free_pixels. Same status values as above.
+int cnse_thumbnail_pixels(const char *path, cnse_thumbnail_format format, const cnse_thumbnail_request *request,
+                          cnse_thumbnail_result *result, uint8_t **rgba);
+
+void cnse_thumbnail_free_pixels(uint8_t *rgba);
+
 #ifdef __cplusplus
 }
 #endif
