@@ -4,7 +4,9 @@ APT_PACKAGES := pkg-config libcurl4-openssl-dev libpng-dev libjpeg-dev libgif-de
 SUDO := $(shell [ "$$(id -u)" -eq 0 ] || echo sudo)
 NSE := .build/release/nse
 
-.PHONY: deps build demo test bench clean
+PREFIX ?= /usr/local
+
+.PHONY: deps build demo test bench clean install
 
 ## Installs the apt packages that are missing (libcurl, libpng, libjpeg-turbo, giflib headers).
 deps:
@@ -32,6 +34,11 @@ bench: deps
 	$(SWIFT) build -c release --product nse-bench
 	@python3 -c "import requests, PIL" 2>/dev/null || python3 -m pip install --quiet requests pillow
 	.build/release/nse-bench --nse $(NSE) --python Benchmarks/python_pipeline.py
+
+## Copies the release binary to $(PREFIX)/bin (default /usr/local/bin).
+install: build
+	install -d $(DESTDIR)$(PREFIX)/bin
+	install -m 755 $(NSE) $(DESTDIR)$(PREFIX)/bin/nse
 
 clean:
 	rm -rf .build out

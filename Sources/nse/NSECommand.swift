@@ -1,11 +1,13 @@
 import ArgumentParser
 import Foundation
+import NSEKit
 
 @main
 struct NSECommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "nse",
         abstract: "Emulates an iOS Notification Service Extension on a push payload: would the image show?",
+        version: NSEVersion.current,
         subcommands: [ProcessCommand.self, BatchCommand.self, LintCommand.self, ResolveCommand.self, RouteCommand.self]
     )
 

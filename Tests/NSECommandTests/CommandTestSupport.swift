@@ -7,21 +7,34 @@ import Testing
 /// The waiting happens on a thread of its own: blocking one of Swift's two cooperative threads for the child's
 /// lifetime would stall the other suites meanwhile, including those that time extensions against their budget.
 func runNSE(
-    _ arguments: [String], executable: URL = ProcessCommandTests.executable,
+    _ arguments: [String], executable: URL = ProcessCommandTests.executable, standardInput: String? = nil,
     whileRunning: @escaping @Sendable (Process) throws -> Void = { _ in }
 ) async throws -> ProcessCommandTests.Run {
     try await withCheckedThrowingContinuation { continuation in
         Thread {
-            continuation.resume(with: Result { try runBlocking(arguments, executable: executable, whileRunning: whileRunning) })
+            continuation.resume(with: Result {
+                try runBlocking(arguments, executable: executable, standardInput: standardInput, whileRunning: whileRunning)
+            })
         }.start()
     }
 }
 
-private func runBlocking(_ arguments: [String], executable: URL, whileRunning: (Process) throws -> Void) throws -> ProcessCommandTests.Run {
+private func runBlocking(
+    _ arguments: [String], executable: URL, standardInput: String?, whileRunning: (Process) throws -> Void
+) throws -> ProcessCommandTests.Run {
     let process = Process()
     process.executableURL = executable
     process.arguments = arguments
     process.currentDirectoryURL = ProcessCommandTests.root
+    // Given text arrives through a file, so a child that does not read it cannot block the test on a full pipe.
+    if let standardInput {
+        let inputFile = FileManager.default.temporaryDirectory.appendingPathComponent("nse-stdin-\(UUID().uuidString)")
+        try Data(standardInput.utf8).write(to: inputFile)
+        process.standardInput = try FileHandle(forReadingFrom: inputFile)
+        try? FileManager.default.removeItem(at: inputFile)
+    } else {
+        process.standardInput = FileHandle.nullDevice
+    }
     let out = Pipe()
     // stderr goes to a file, so neither stream can fill a pipe and block the child while stdout is read.
     let errFile = FileManager.default.temporaryDirectory.appendingPathComponent("nse-stderr-\(UUID().uuidString)")

@@ -122,6 +122,22 @@ struct HostileInputCommandTests {
         #expect(first.input == a)
     }
 
+    @Test func aDashReadsThePushFromStandardInput() async throws {
+        let push = #"{"aps": {"alert": {"title": "From a pipe"}}}"#
+        let lint = try await runNSE(["lint", "-", "--format", "json"], standardInput: push)
+        #expect(lint.status == 0, "\(lint.stdout)")
+        let process = try await runNSE(["process", "-", "--format", "json"], standardInput: push)
+        let result = try decodeJSON(ProcessResult.self, process.stdout)
+        #expect(result.input == "-")
+        #expect(result.content?.title == "From a pipe")
+    }
+
+    @Test func versionIsPrinted() async throws {
+        let run = try await runNSE(["--version"])
+        #expect(run.status == 0)
+        #expect(run.stdout == NSEVersion.current + "\n")
+    }
+
     @Test func folderNamesNeverCollide() {
         #expect(ResultFolderNames.names(for: ["promo.json", "sale.apns"]) == ["promo", "sale"])
         #expect(ResultFolderNames.names(for: ["c/a/x.json", "c/b/x.json", "y.json"]) == ["a/x", "b/x", "y"])

@@ -56,6 +56,7 @@ struct HostileServerTests {
             headers: [("Content-Type", "image/jpeg")], body: .truncated([0xFF, 0xD8], declaredLength: 11_000_000)))
         #expect(result.errorCodes == [.mediaTooLarge])
         #expect(result.diagnostics.first?.message.contains("11000000") == true)
+        #expect(result.diagnostics.first?.message.contains("--megabyte") == false, "11 MB is over both readings of 10 MB")
     }
 
     @Test func aLyingContentLengthIsATruncatedDownload() async throws {
@@ -74,6 +75,7 @@ struct HostileServerTests {
         var decimal = loopbackProfile(budget: .seconds(10))
         let strict = await Emulator(profile: decimal).process(firebasePayload(imageURL: server.baseURL + "/a.jpg"), input: "t")
         #expect(strict.errorCodes == [.mediaTooLarge])
+        #expect(strict.diagnostics.first?.message.contains("with --megabyte 1048576, the binary reading, it would pass") == true)
         decimal.megabyte = 1_048_576
         let binary = await Emulator(profile: decimal).process(firebasePayload(imageURL: server.baseURL + "/a.jpg"), input: "t")
         // Under the binary limit it downloads, then fails only as a corrupt JPEG.

@@ -171,7 +171,10 @@ public struct FirebaseImageHelper: Sendable {
             return .error(.mediaNetwork, "The server's response to \(url.absoluteString) has more than \(limit) bytes of headers. nse refuses such a response (what iOS does with it is unknown); no image is shown. Fix the server or CDN configuration.")
         case .tooLarge(let limit, let declared):
             let size = declared.map { "announces \($0) bytes" } ?? "sent more than \(limit) bytes"
-            let unit = profile.megabyte == 1_000_000 ? " (assuming 1 MB = 1,000,000 bytes; --megabyte 1048576 for the binary reading)" : ""
+            // The other reading of "MB" is worth a word only when it would let this file through.
+            let binaryLimit = limit / profile.megabyte * 1_048_576
+            let unit = profile.megabyte == 1_000_000 && declared.map({ $0 <= binaryLimit }) == true
+                ? " (assuming 1 MB = 1,000,000 bytes; with --megabyte 1048576, the binary reading, it would pass)" : ""
             return .error(.mediaTooLarge, "The image \(size); iOS accepts at most \(limit) bytes\(unit), so no image is shown. Compress or resize it.")
         case .truncated(let expected, let received):
             let announced = expected.map { " of the \($0) announced" } ?? ""

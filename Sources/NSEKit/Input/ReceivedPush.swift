@@ -33,6 +33,9 @@ public enum PushReader {
     /// samples and FCM messages. A larger file is refused unread, so a stray 2 GB file costs nothing.
     public static let maxInputBytes = 1 << 20
 
+    /// The file name that stands for standard input, as in most command-line tools.
+    public static let standardInputName = "-"
+
     /// Reads `url` and returns the push iOS would receive.
     public static func read(_ url: URL) throws(InputError) -> ReceivedPush {
         try parse(readBounded(url), fileExtension: url.pathExtension.lowercased())
@@ -41,11 +44,12 @@ public enum PushReader {
     /// The file's bytes, or a refusal in the user's words: no such file, a folder, no permission, too large.
     /// Reads at most `maxInputBytes` + 1 bytes, whatever the file claims (a pipe or /dev/zero has no size).
     static func readBounded(_ url: URL) throws(InputError) -> Data {
-        // Named as the user gave it (relative stays relative); opened by its full path.
+        // Named as the user gave it (relative stays relative); opened by its full path. `-` is standard input.
         let path = url.relativePath
-        let descriptor = open(url.path, O_RDONLY | O_CLOEXEC)
+        let isStandardInput = path == standardInputName
+        let descriptor = isStandardInput ? STDIN_FILENO : open(url.path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else { throw unreadable(path, errno: errno) }
-        defer { close(descriptor) }
+        defer { if !isStandardInput { close(descriptor) } }
         var info = stat()
         if fstat(descriptor, &info) == 0, (info.st_mode & S_IFMT) == S_IFDIR {
             throw InputError(
