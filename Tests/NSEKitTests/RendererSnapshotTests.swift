@@ -1,5 +1,6 @@
 import Foundation
 import NSEMediaServer
+import Synchronization
 import Testing
 @testable import NSEKit
 import NSEHarness
@@ -22,12 +23,13 @@ struct RendererSnapshotTests {
 
     struct Run {
         var results: [ProcessResult]
-        var pushes: [CompletedPush]
+        var cards: [ReportCard]
         var inputs: [BatchInput]
-        var folder: TemporaryFolder
+        var media: SharedMediaCache.Statistics
     }
 
-    /// Processes the samples one by one, as `nse batch samples/payloads/... --media samples/media` does.
+    /// Runs the samples through the batch runner, one at a time so the media figures are the same every run, as
+    /// `nse batch samples/payloads/... --media samples/media` does.
     static func run() async throws -> Run {
         let directory = MediaDirectory(root: root.appendingPathComponent("samples/media").path)
         let server = try LoopbackHTTPServer { directory.respond(to: $0) }
@@ -35,27 +37,28 @@ struct RendererSnapshotTests {
         var profile = DeviceProfile()
         profile.timeBudget = .seconds(5)
         let emulator = Emulator(profile: profile, hostMapping: MediaHostMapping(origin: URL(string: server.baseURL)!))
-        let folder = try TemporaryFolder()
-        var results: [ProcessResult] = []
-        var pushes: [CompletedPush] = []
-        var inputs: [BatchInput] = []
-        for (index, name) in samples.enumerated() {
-            let path = "samples/payloads/\(name)"
-            let staging = folder.file(String(index))
-            var result = await emulator.process(file: root.appendingPathComponent(path), attachmentDirectory: staging)
-            result.input = path
-            result.timings = result.timings.mapValues { _ in 1 }
-            let push = CompletedPush(index: index, staged: result, kept: false)
-            pushes.append(push)
-            results.append(push.result)
-            inputs.append(BatchInput(file: URL(fileURLWithPath: path), outputPath: path))
+        // Relative to the package root, so inputs read `samples/payloads/...` wherever the tests run from.
+        let inputs = samples.map { name in
+            BatchInput(file: URL(fileURLWithPath: "samples/payloads/\(name)", relativeTo: root), outputPath: "samples/payloads/\(name)")
         }
-        return Run(results: results, pushes: pushes, inputs: inputs, folder: folder)
+        var runner = BatchRunner(emulator: emulator, jobs: 1, outDirectory: nil)
+        let collected = Mutex<[(Int, ProcessResult, ReportCard)]>([])
+        runner.onResult = { push in
+            // The card is made while the attachment still exists, as the HTML writer does.
+            var pinned = push
+            pinned.result.timings = pinned.result.timings.mapValues { _ in 1 }
+            let card = ReportCard.make(pinned, maxPixels: 100_000_000, strict: false)
+            collected.withLock { $0.append((push.index, pinned.result, card)) }
+        }
+        let report = try await runner.run(inputs)
+        let ordered = collected.withLock { $0 }.sorted { $0.0 < $1.0 }
+        return Run(results: ordered.map(\.1), cards: ordered.map(\.2), inputs: inputs, media: report.summary.media)
     }
 
-    static func summary(_ results: [ProcessResult], strict: Bool = false) -> BatchSummary {
-        var summary = BatchSummary(results: results, strict: strict, elapsedMilliseconds: 1000)
+    static func summary(_ run: Run, strict: Bool = false) -> BatchSummary {
+        var summary = BatchSummary(results: run.results, strict: strict, elapsedMilliseconds: 1000)
         summary.jobs = 8
+        summary.media = run.media
         return summary
     }
 
@@ -83,7 +86,7 @@ struct RendererSnapshotTests {
         let run = try await Self.run()
         let results = run.results
         let entries = results.map { BatchEntry($0, outputPath: $0.input) }
-        let summary = Self.summary(results)
+        let summary = Self.summary(run)
 
         try Self.assertSnapshot(results.map(TextResultRenderer().render).joined(separator: "\n\n") + "\n", named: "process.txt")
         try Self.assertSnapshot(JSONResultRenderer().render(results[0]) + "\n", named: "process.json")
@@ -101,7 +104,7 @@ struct RendererSnapshotTests {
 
         // The page itself, with each inlined image replaced by its type and size: the pixels are the encoder's.
         let renderer = HTMLReportRenderer(appName: "Shop")
-        let cards = run.pushes.map { ReportCard.make($0, maxPixels: 100_000_000, strict: false) }
+        let cards = run.cards
         let ordered = HTMLReportRenderer.order(cards.enumerated().map { (index: $0.offset, exitStatus: $0.element.exitStatus, item: renderer.card($0.element)) })
         let codes = Set(results.flatMap(HTMLReportRenderer.codes(of:))).sorted()
         let page = renderer.document(summary: summary, strict: false, cards: ordered, codes: codes)
@@ -112,12 +115,12 @@ struct RendererSnapshotTests {
     func strictFailsPushesWithWarningsEverywhere() async throws {
         let run = try await Self.run()
         let entries = run.results.map { BatchEntry($0, outputPath: $0.input, strict: true) }
-        let summary = Self.summary(run.results, strict: true)
+        let summary = Self.summary(run, strict: true)
         let report = BatchReport(inputs: run.inputs, entries: entries, summary: summary)
         try Self.assertSnapshot(entries.map(BatchTextRenderer().line).joined(separator: "\n") + "\n" + BatchTextRenderer().summary(summary) + "\n", named: "batch-strict.txt")
         try Self.assertSnapshot(JUnitRenderer().render(report), named: "batch-strict-junit.xml")
         // fcm-v1-notification-image passes with a warning: --strict fails it, and nothing else changes.
-        let lenient = Self.summary(run.results)
+        let lenient = Self.summary(run)
         #expect(summary.failed == lenient.failed + 1)
         #expect(summary.passed == lenient.passed - 1)
         #expect(summary.warnings == lenient.warnings)
