@@ -6,7 +6,7 @@ import Testing
 ///
 /// `make test` installs chromium. On a developer's machine without it these tests are skipped with a message;
 /// in CI (`CI` set) a missing browser fails them instead, so the check cannot silently stop running.
-@Suite(.enabled(if: Browser.available || Browser.required, "chromium is not installed: `apt-get install chromium` (or `make deps-browser`) to run the browser checks"))
+@Suite(.serialized, .enabled(if: Browser.available || Browser.required, "chromium is not installed: `apt-get install chromium` (or `make deps-browser`) to run the browser checks"))
 struct BrowserReportTests {
     static let samples = ["jpeg-ok.json", "png-ok.json", "gif-animated-ok.json", "webp.json", "missing-mutable-content.json", "lint-errors.json"]
         .map { "samples/payloads/\($0)" }
