@@ -8,7 +8,7 @@ NSE := .build/release/nse
 
 PREFIX ?= /usr/local
 
-.PHONY: deps deps-browser build demo test bench clean install report-screenshot
+.PHONY: deps deps-browser build demo test test-asan test-tsan fuzz bench clean install report-screenshot
 
 ## Installs the apt packages that are missing (libcurl, libpng, libjpeg-turbo, giflib headers).
 deps:
@@ -47,6 +47,20 @@ report-screenshot: build deps-browser
 	chromium --headless=new --no-sandbox --disable-gpu --hide-scrollbars --user-data-dir=out/report-screenshot/profile \
 	  --window-size=1280,1380 --screenshot=$(CURDIR)/docs/report-screenshot.png file://$(CURDIR)/out/report-screenshot/report.html
 
+## The whole suite under AddressSanitizer / ThreadSanitizer, each in a build folder of its own (not part of `make test`).
+## Suppressions: only leaks proven to be in Foundation or XCTest, each explained in the file.
+test-asan: deps
+	LSAN_OPTIONS="suppressions=$(CURDIR)/Tests/Sanitizers/lsan-suppressions.txt $$LSAN_OPTIONS" \
+	  $(SWIFT) test --sanitize=address --scratch-path .build-asan
+
+test-tsan: deps
+	$(SWIFT) test --sanitize=thread --scratch-path .build-tsan
+
+## Runs every fuzz target (Swift: payload, fcm, lint, media; then the C checkers' through Fuzz/run-c.sh) for
+## FUZZ_SECONDS each, printing executions and executions per second per target.
+fuzz: deps
+	FUZZ_SECONDS=$(FUZZ_SECONDS) SWIFT=$(SWIFT) Fuzz/run.sh
+
 ## Measures `nse batch` (release build) against the decode floor and a requests + Pillow pipeline; not part of CI.
 bench: deps
 	$(SWIFT) build -c release --product nse
@@ -60,4 +74,14 @@ install: build
 	install -m 755 $(NSE) $(DESTDIR)$(PREFIX)/bin/nse
 
 clean:
-	rm -rf .build out
+	rm -rf .build .build-fuzz .build-asan .build-tsan out
+
+# ---- C fuzzing (images branch): libFuzzer targets for the PNG, JPEG and GIF checkers ---------------------------
+# Kept in its own block so the `make fuzz` driver can call it: `make fuzz-c FUZZ_SECONDS=600`.
+FUZZ_SECONDS ?= 60
+
+.PHONY: fuzz-c
+## Fuzzes the C image checkers (Fuzz/c) with libFuzzer, FUZZ_SECONDS each; inputs that fail land in Fuzz/regressions/.
+fuzz-c: deps
+	FUZZ_SECONDS=$(FUZZ_SECONDS) Fuzz/run-c.sh
+# ---- end of C fuzzing -------------------------------------------------------------------------------------------

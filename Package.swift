@@ -45,12 +45,17 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
+        // `make fuzz`: the code paths fed with random bytes, one entry point each, shared with the test that
+        // replays Fuzz/regressions; `nse-fuzz` drives them (with libFuzzer only in the build `make fuzz` makes).
+        .target(name: "NSEFuzzTargets", dependencies: ["NSEKit"]),
+        .executableTarget(name: "nse-fuzz", dependencies: ["NSEFuzzTargets"]),
         .testTarget(
-            name: "NSEKitTests", dependencies: ["NSEKit", "NSEHarness", "NSEMediaServer", "CNSE", "CImageFixtures", "CCurl"]
+            name: "NSEKitTests",
+            dependencies: ["NSEKit", "NSEHarness", "NSEMediaServer", "NSEFuzzTargets", "CNSE", "CImageFixtures", "CCurl"]
         ),
         .testTarget(name: "NSEMediaServerTests", dependencies: ["NSEMediaServer"]),
         // Runs the built `nse` executable as a user would.
-        .testTarget(name: "NSECommandTests", dependencies: ["nse", "NSEKit"]),
+        .testTarget(name: "NSECommandTests", dependencies: ["nse", "NSEKit", "NSEMediaServer"]),
         .testTarget(
             name: "NSEHarnessTests",
             dependencies: ["UserNotifications", "FirebaseMessaging", "NSEHarness", "NSEKit", "NSEMediaServer", "CImageFixtures"]

@@ -54,6 +54,21 @@ void cnse_report_count_warning(cnse_image_report *report) {
     }
 }
 
+void cnse_report_over_limit(cnse_image_report *report, uint64_t needed, uint64_t limit) {
+    report->needed = needed;
+    report->limit = limit;
+}
+
+int cnse_report_charge_work(cnse_image_report *report, const cnse_image_limits *limits, uint64_t pixels) {
+    uint64_t total = pixels > UINT64_MAX - report->pixel_work ? UINT64_MAX : report->pixel_work + pixels;
+    if (total > limits->max_pixel_work) {
+        cnse_report_over_limit(report, total, limits->max_pixel_work);
+        return 1;
+    }
+    report->pixel_work = total;
+    return 0;
+}
+
 FILE *cnse_report_open(const char *path, cnse_image_report **report, cnse_image_report *scratch) {
     if (*report == NULL) {
         *report = scratch;

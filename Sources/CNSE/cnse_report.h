@@ -25,6 +25,14 @@ void cnse_report_set_errno(cnse_image_report *report, const char *what, int errn
 /// Adds one warning, saturating instead of wrapping for files that warn on every block.
 void cnse_report_count_warning(cnse_image_report *report);
 
+/// Records that `needed` went over `limit` (the OVER_*_LIMIT statuses); the caller writes the message.
+void cnse_report_over_limit(cnse_image_report *report, uint64_t needed, uint64_t limit);
+
+/// Adds `pixels` to report->pixel_work, saturating. Returns 0, or 1 when the total would exceed
+/// limits->max_pixel_work: then the work is recorded as needed/limit and pixel_work is left unchanged (the
+/// refused frame or scan is not decoded).
+int cnse_report_charge_work(cnse_image_report *report, const cnse_image_limits *limits, uint64_t pixels);
+
 /// The start of every checker: uses `scratch` when the caller passed no report, resets the report, and opens
 /// `path` for reading. NULL, with the report saying why, when the file cannot be opened.
 FILE *cnse_report_open(const char *path, cnse_image_report **report, cnse_image_report *scratch);

@@ -4,16 +4,13 @@
 // Why in C: giflib needs no setjmp, but a custom input function and giflib's bookkeeping are easier kept here.
 
 #include "CNSE.h"
+#include "cnse_checkers.h"
 #include "cnse_report.h"
 
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <gif_lib.h>
-
-/// Most frames accepted. Why: each frame costs LZW decoding time, and no animation a notification shows
-/// needs anywhere near this many; a file past it is treated as hostile rather than decoded for minutes.
-#define CNSE_GIF_MAX_FRAMES 10000
 
 /// State for the input function, reached through GifFileType.UserData.
 typedef struct {
@@ -66,8 +63,8 @@ static void cnse_gif_drop_saved_images(GifFileType *gif) {
 }
 
 /// Walks the records after the screen descriptor; frames are counted in report->frames.
-static cnse_image_status cnse_gif_walk(GifFileType *gif, const cnse_gif_context *context, uint64_t max_pixels,
-                                       cnse_image_report *report) {
+static cnse_image_status cnse_gif_walk(GifFileType *gif, const cnse_gif_context *context,
+                                       const cnse_image_limits *limits, cnse_image_report *report) {
     GifPixelType *row = NULL;
     size_t row_capacity = 0;
     cnse_image_status status = CNSE_IMAGE_OK;
@@ -106,9 +103,12 @@ static cnse_image_status cnse_gif_walk(GifFileType *gif, const cnse_gif_context 
             break;
         }
 
-        if (report->frames >= CNSE_GIF_MAX_FRAMES) {
-            cnse_report_set_message(report, "the GIF has more than %d frames", CNSE_GIF_MAX_FRAMES);
-            status = CNSE_IMAGE_CORRUPT;
+        // Even a 1 x 1 frame costs a descriptor, an LZW set-up and giflib's bookkeeping: a frame count bounds
+        // what tiny frames cost, as pixel work bounds what large ones do.
+        if (report->frames >= limits->max_frames) {
+            cnse_report_over_limit(report, (uint64_t)report->frames + 1, limits->max_frames);
+            cnse_report_set_message(report, "the GIF has more than %u frames", limits->max_frames);
+            status = CNSE_IMAGE_OVER_FRAME_LIMIT;
             break;
         }
         if (DGifGetImageDesc(gif) == GIF_ERROR) {
@@ -121,11 +121,18 @@ static cnse_image_status cnse_gif_walk(GifFileType *gif, const cnse_gif_context 
         uint32_t width = (uint32_t)gif->Image.Width;
         uint32_t height = (uint32_t)gif->Image.Height;
         uint64_t pixels = (uint64_t)width * (uint64_t)height;
-        if (pixels > max_pixels) {
+        if (pixels > limits->max_pixels) {
             cnse_report_set_message(report, "frame %u is %u x %u = %llu pixels, over the limit of %llu pixels",
                                     report->frames, width, height, (unsigned long long)pixels,
-                                    (unsigned long long)max_pixels);
+                                    (unsigned long long)limits->max_pixels);
             status = CNSE_IMAGE_TOO_MANY_PIXELS;
+            break;
+        }
+        if (cnse_report_charge_work(report, limits, pixels)) {
+            cnse_report_set_message(report, "frame %u (%u x %u) would bring the pixels decoded to %llu, over the "
+                                    "pixel-work limit of %llu", report->frames, width, height,
+                                    (unsigned long long)report->needed, (unsigned long long)limits->max_pixel_work);
+            status = CNSE_IMAGE_OVER_WORK_LIMIT;
             break;
         }
         if (pixels == 0) {
@@ -166,37 +173,40 @@ static cnse_image_status cnse_gif_walk(GifFileType *gif, const cnse_gif_context 
     return status;
 }
 
-cnse_image_status cnse_gif_check(const char *path, uint64_t max_pixels, cnse_image_report *report) {
+cnse_image_status cnse_gif_check(const char *path, const cnse_image_limits *limits, cnse_image_report *report) {
     cnse_image_report scratch;
     FILE *file = cnse_report_open(path, &report, &scratch);
     if (file == NULL) {
         return CNSE_IMAGE_IO_ERROR;
     }
+    cnse_image_status status = cnse_gif_check_stream(file, limits, report);
+    fclose(file);
+    return status;
+}
 
+cnse_image_status cnse_gif_check_stream(FILE *file, const cnse_image_limits *limits, cnse_image_report *report) {
+    cnse_report_reset(report);
     cnse_gif_context context = {.file = file, .read_errno = 0};
     int error = 0;
     // Reads the signature and the logical screen descriptor (and global colour map).
     GifFileType *gif = DGifOpen(&context, cnse_gif_read, &error);
     if (gif == NULL) {
-        cnse_image_status status = cnse_gif_failure(&context, report, error, "not a GIF file");
-        fclose(file);
-        return status;
+        return cnse_gif_failure(&context, report, error, "not a GIF file");
     }
 
     report->width = (uint32_t)gif->SWidth;
     report->height = (uint32_t)gif->SHeight;
     uint64_t pixels = (uint64_t)report->width * (uint64_t)report->height;
     cnse_image_status status;
-    if (pixels > max_pixels) {
+    if (pixels > limits->max_pixels) {
         cnse_report_set_message(report, "%u x %u = %llu pixels exceeds the limit of %llu pixels", report->width,
-                                report->height, (unsigned long long)pixels, (unsigned long long)max_pixels);
+                                report->height, (unsigned long long)pixels, (unsigned long long)limits->max_pixels);
         status = CNSE_IMAGE_TOO_MANY_PIXELS;
     } else {
-        status = cnse_gif_walk(gif, &context, max_pixels, report);
+        status = cnse_gif_walk(gif, &context, limits, report);
     }
 
     // DGifOpen leaves the FILE to us: DGifCloseFile frees giflib's state and closes nothing of ours.
     DGifCloseFile(gif, &error);
-    fclose(file);
     return status;
 }

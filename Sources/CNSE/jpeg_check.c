@@ -5,6 +5,7 @@
 // whether that is acceptable is the caller's policy, so the report carries the count and the first warning.
 
 #include "CNSE.h"
+#include "cnse_checkers.h"
 #include "cnse_report.h"
 
 #include <errno.h>
@@ -16,13 +17,9 @@
 #include <jpeglib.h>
 #include <jerror.h>
 
-/// Most scans accepted in one file. Why: each scan of a progressive JPEG makes libjpeg walk the whole
-/// coefficient buffer again, so a small file of thousands of tiny scans costs minutes of CPU. Encoders write
-/// about 10 (libjpeg's simple progression: 6 grey, 10 colour); libjpeg-turbo's own TurboJPEG limit is 500.
-#define CNSE_JPEG_MAX_SCANS 500
-
-/// Fixed allowance on top of the pixel-derived memory limit, for Huffman tables, sample rows and the like.
-#define CNSE_JPEG_MEMORY_SLACK ((uint64_t)64 * 1024 * 1024)
+/// Fixed allowance for what libjpeg allocates whatever the image size: Huffman and quantisation tables, the
+/// colour-conversion and range-limit tables, the memory manager's pools (each rounded up to its chunk size).
+#define CNSE_JPEG_FIXED_MEMORY ((uint64_t)1024 * 1024)
 
 /// libjpeg's error manager extended with our jump target, as libjpeg's example.c does.
 typedef struct {
@@ -30,19 +27,32 @@ typedef struct {
     struct jpeg_progress_mgr progress;
     jmp_buf jump;
     cnse_image_report *report;
+    const cnse_image_limits *limits;
+    /// What the up-front estimate said the image needs, for a libjpeg memory failure after all.
+    uint64_t memory_needed;
+    /// Scans already counted against the scan and work limits.
+    uint32_t scans_charged;
+    /// The status to return after the jump: CORRUPT unless a limit stopped the decoder.
+    cnse_image_status status;
 } cnse_jpeg_error;
 
 static void cnse_jpeg_error_exit(j_common_ptr cinfo) {
     cnse_jpeg_error *error = (cnse_jpeg_error *)cinfo->err;
     if (cinfo->err->msg_code == JERR_NO_BACKING_STORE) {
-        // libjpeg's words would be "Backing store not supported": say what actually ran out.
+        // libjpeg's words would be "Backing store not supported": its max_memory_to_use (our limit) ran out
+        // for a whole-image buffer that the up-front estimate missed.
+        uint64_t needed = error->memory_needed > error->limits->max_memory ? error->memory_needed
+                                                                             : error->limits->max_memory + 1;
+        cnse_report_over_limit(error->report, needed, error->limits->max_memory);
         cnse_report_set_message(error->report,
-                                "the JPEG needs more than %ld bytes for its whole-image coefficient buffer",
-                                cinfo->mem->max_memory_to_use);
+                                "the JPEG needs more than %llu bytes of decoder memory for its whole-image buffers",
+                                (unsigned long long)error->limits->max_memory);
+        error->status = CNSE_IMAGE_OVER_MEMORY_LIMIT;
     } else {
         char text[JMSG_LENGTH_MAX];
         (*cinfo->err->format_message)(cinfo, text);
         cnse_report_set_message(error->report, "%s", text);
+        error->status = CNSE_IMAGE_CORRUPT;
     }
     longjmp(error->jump, 1);
 }
@@ -62,20 +72,80 @@ static void cnse_jpeg_emit_message(j_common_ptr cinfo, int level) {
     }
 }
 
+/// libjpeg calls this before each step of input (every iMCU row, every marker) and each output call, so a new
+/// scan is seen here before any of its data is decoded: that is where the scan and work limits are checked.
+/// Why per scan: each scan of a progressive or multi-scan JPEG walks the whole coefficient buffer again, so a
+/// small file of hundreds of scans costs a whole image of work per scan.
 static void cnse_jpeg_progress(j_common_ptr cinfo) {
     if (!cinfo->is_decompressor) {
         return;
     }
     j_decompress_ptr decompress = (j_decompress_ptr)cinfo;
-    if (decompress->input_scan_number > CNSE_JPEG_MAX_SCANS) {
-        cnse_jpeg_error *error = (cnse_jpeg_error *)cinfo->err;
-        cnse_report_set_message(error->report, "the JPEG has more than %d scans", CNSE_JPEG_MAX_SCANS);
-        longjmp(error->jump, 1);
+    cnse_jpeg_error *error = (cnse_jpeg_error *)cinfo->err;
+    cnse_image_report *report = error->report;
+    const cnse_image_limits *limits = error->limits;
+    uint64_t pixels = (uint64_t)decompress->image_width * (uint64_t)decompress->image_height;
+    while (decompress->input_scan_number > 0 && error->scans_charged < (uint32_t)decompress->input_scan_number) {
+        uint32_t scan = error->scans_charged + 1;
+        if (scan > limits->max_scans) {
+            cnse_report_over_limit(report, scan, limits->max_scans);
+            cnse_report_set_message(report, "the JPEG has more than %u scans", limits->max_scans);
+            error->status = CNSE_IMAGE_OVER_SCAN_LIMIT;
+            longjmp(error->jump, 1);
+        }
+        if (cnse_report_charge_work(report, limits, pixels)) {
+            cnse_report_set_message(report, "scan %u would bring the pixels decoded to %llu (%llu per scan), over "
+                                    "the pixel-work limit of %llu", scan, (unsigned long long)report->needed,
+                                    (unsigned long long)pixels, (unsigned long long)limits->max_pixel_work);
+            error->status = CNSE_IMAGE_OVER_WORK_LIMIT;
+            longjmp(error->jump, 1);
+        }
+        error->scans_charged = scan;
+        report->scans = scan;
     }
 }
 
+/// Adds without wrapping: the estimate only ever needs to say "more than the limit".
+static uint64_t cnse_jpeg_add(uint64_t a, uint64_t b) {
+    return a > UINT64_MAX - b ? UINT64_MAX : a + b;
+}
+
+static uint64_t cnse_jpeg_round_up(uint64_t value, uint64_t multiple) {
+    return multiple == 0 ? value : (value + multiple - 1) / multiple * multiple;
+}
+
+/// What libjpeg will allocate to decode this image, from the header alone (after jpeg_calc_output_dimensions).
+/// `coefficients` receives the whole-image coefficient buffer part: progressive and multi-scan sequential
+/// files (non-interleaved baseline included) need every DCT block of every component at once, 64 coefficients
+/// of 2 bytes each, because later scans refine or add components to blocks an earlier scan decoded. That is what
+/// libjpeg-turbo's jdcoefct.c requests: blocks rounded up to whole MCUs, per component.
+/// The rest is O(width): per component a band of v_samp x 8 rows of samples (twice, for the context rows of
+/// fancy upsampling), the upsampler's rows at output width, and output rows; generous rather than exact.
+static uint64_t cnse_jpeg_memory_needed(j_decompress_ptr cinfo, uint64_t *coefficients) {
+    uint64_t coefficient_bytes = 0;
+    uint64_t band_bytes = 0;
+    int multiple_scans = jpeg_has_multiple_scans(cinfo);
+    for (int c = 0; c < cinfo->num_components; c++) {
+        const jpeg_component_info *component = &cinfo->comp_info[c];
+        uint64_t blocks_wide = cnse_jpeg_round_up(component->width_in_blocks, (uint64_t)component->h_samp_factor);
+        uint64_t blocks_high = cnse_jpeg_round_up(component->height_in_blocks, (uint64_t)component->v_samp_factor);
+        if (multiple_scans) {
+            coefficient_bytes = cnse_jpeg_add(coefficient_bytes, blocks_wide * blocks_high * sizeof(JBLOCK));
+        }
+        uint64_t band_rows = (uint64_t)component->v_samp_factor * DCTSIZE * 2;
+        band_bytes = cnse_jpeg_add(band_bytes, blocks_wide * DCTSIZE * band_rows);
+        // The upsampler's output rows for this component, at full output width.
+        band_bytes = cnse_jpeg_add(band_bytes, cnse_jpeg_round_up(cinfo->output_width, (uint64_t)cinfo->max_h_samp_factor) *
+                                                   (uint64_t)cinfo->max_v_samp_factor * 2);
+    }
+    // The colour converter's and our own output rows.
+    band_bytes = cnse_jpeg_add(band_bytes, (uint64_t)cinfo->output_width * (uint64_t)cinfo->out_color_components * 2);
+    *coefficients = coefficient_bytes;
+    return cnse_jpeg_add(cnse_jpeg_add(coefficient_bytes, band_bytes), CNSE_JPEG_FIXED_MEMORY);
+}
+
 /// Everything between jpeg_create_decompress and jpeg_destroy_decompress: the only place that uses setjmp.
-static cnse_image_status cnse_jpeg_decode(FILE *file, uint64_t max_pixels, cnse_image_report *report) {
+static cnse_image_status cnse_jpeg_decode(FILE *file, const cnse_image_limits *limits, cnse_image_report *report) {
     struct jpeg_decompress_struct cinfo;
     // Zeroed so the size reads as 0 after a failure even before jpeg_create_decompress has cleared it.
     memset(&cinfo, 0, sizeof(cinfo));
@@ -84,22 +154,32 @@ static cnse_image_status cnse_jpeg_decode(FILE *file, uint64_t max_pixels, cnse_
     error.base.error_exit = cnse_jpeg_error_exit;
     error.base.emit_message = cnse_jpeg_emit_message;
     error.report = report;
+    error.limits = limits;
+    error.memory_needed = 0;
+    error.scans_charged = 0;
+    error.status = CNSE_IMAGE_CORRUPT;
 
     // Changed after setjmp and read after longjmp, hence volatile (C11 7.13.2.1).
     JSAMPROW volatile row = NULL;
+    // libjpeg changes cinfo after setjmp too; reading it through a volatile pointer stops the optimiser from
+    // reusing the zeros of the memset above (clang -O2 did, reporting 0 x 0 after a jump).
+    struct jpeg_decompress_struct *volatile header = &cinfo;
 
     if (setjmp(error.jump) != 0) {
         // Once the frame header has been read the size is known even if a later segment fails.
-        report->width = cinfo.image_width;
-        report->height = cinfo.image_height;
+        report->width = header->image_width;
+        report->height = header->image_height;
         free(row);
         jpeg_destroy_decompress(&cinfo);
-        return CNSE_IMAGE_CORRUPT;
+        return error.status;
     }
 
     jpeg_create_decompress(&cinfo);
     error.progress.progress_monitor = cnse_jpeg_progress;
     cinfo.progress = &error.progress;
+    // A backstop for the estimate below: libjpeg refuses whole-image buffers that would take its total past
+    // this (with JERR_NO_BACKING_STORE, reported as the memory limit).
+    cinfo.mem->max_memory_to_use = limits->max_memory > (uint64_t)LONG_MAX ? LONG_MAX : (long)limits->max_memory;
     jpeg_stdio_src(&cinfo, file);
     jpeg_read_header(&cinfo, TRUE);
 
@@ -107,23 +187,37 @@ static cnse_image_status cnse_jpeg_decode(FILE *file, uint64_t max_pixels, cnse_
     report->height = cinfo.image_height;
     report->frames = 1;
     uint64_t pixels = (uint64_t)cinfo.image_width * (uint64_t)cinfo.image_height;
-    if (pixels > max_pixels) {
+    if (pixels > limits->max_pixels) {
         cnse_report_set_message(report, "%u x %u = %llu pixels exceeds the limit of %llu pixels",
                                 cinfo.image_width, cinfo.image_height, (unsigned long long)pixels,
-                                (unsigned long long)max_pixels);
+                                (unsigned long long)limits->max_pixels);
         jpeg_destroy_decompress(&cinfo);
         return CNSE_IMAGE_TOO_MANY_PIXELS;
     }
 
-    // Progressive (and multi-scan sequential) JPEGs are NOT O(width): libjpeg must keep a whole-image buffer of
-    // DCT coefficients (2 bytes per coefficient, 64 per 8x8 block per component, so up to about 2 bytes per
-    // pixel per component) because every scan refines all of the image. max_memory_to_use bounds that buffer
-    // by what an image of max_pixels legitimately needs (4 components, CMYK) so odd sampling factors or extra
-    // components cannot inflate it; past it libjpeg-turbo fails with JERR_NO_BACKING_STORE (reported as such).
-    uint64_t memory_limit = max_pixels > (UINT64_MAX - CNSE_JPEG_MEMORY_SLACK) / 8
-                                ? UINT64_MAX
-                                : max_pixels * 8 + CNSE_JPEG_MEMORY_SLACK;
-    cinfo.mem->max_memory_to_use = memory_limit > (uint64_t)LONG_MAX ? LONG_MAX : (long)memory_limit;
+    // Refused here, before jpeg_start_decompress allocates anything that depends on the image size.
+    jpeg_calc_output_dimensions(&cinfo);
+    uint64_t coefficients = 0;
+    error.memory_needed = cnse_jpeg_memory_needed(&cinfo, &coefficients);
+    if (error.memory_needed > limits->max_memory) {
+        cnse_report_over_limit(report, error.memory_needed, limits->max_memory);
+        if (coefficients > 0) {
+            cnse_report_set_message(report, "the %s JPEG needs %llu bytes of decoder memory (%llu for its whole-image "
+                                    "coefficient buffer: %d components, %s), over the limit of %llu bytes",
+                                    cinfo.progressive_mode ? "progressive" : "multi-scan",
+                                    (unsigned long long)error.memory_needed, (unsigned long long)coefficients,
+                                    cinfo.num_components,
+                                    cinfo.progressive_mode ? "every scan refines the whole image"
+                                                           : "one scan per component",
+                                    (unsigned long long)limits->max_memory);
+        } else {
+            cnse_report_set_message(report, "the JPEG needs %llu bytes of decoder memory for rows %u pixels wide, "
+                                    "over the limit of %llu bytes", (unsigned long long)error.memory_needed,
+                                    cinfo.output_width, (unsigned long long)limits->max_memory);
+        }
+        jpeg_destroy_decompress(&cinfo);
+        return CNSE_IMAGE_OVER_MEMORY_LIMIT;
+    }
 
     jpeg_start_decompress(&cinfo);
 
@@ -154,18 +248,24 @@ static cnse_image_status cnse_jpeg_decode(FILE *file, uint64_t max_pixels, cnse_
     return CNSE_IMAGE_OK;
 }
 
-cnse_image_status cnse_jpeg_check(const char *path, uint64_t max_pixels, cnse_image_report *report) {
+cnse_image_status cnse_jpeg_check(const char *path, const cnse_image_limits *limits, cnse_image_report *report) {
     cnse_image_report scratch;
     FILE *file = cnse_report_open(path, &report, &scratch);
     if (file == NULL) {
         return CNSE_IMAGE_IO_ERROR;
     }
-    cnse_image_status status = cnse_jpeg_decode(file, max_pixels, report);
+    cnse_image_status status = cnse_jpeg_check_stream(file, limits, report);
+    fclose(file);
+    return status;
+}
+
+cnse_image_status cnse_jpeg_check_stream(FILE *file, const cnse_image_limits *limits, cnse_image_report *report) {
+    cnse_report_reset(report);
+    cnse_image_status status = cnse_jpeg_decode(file, limits, report);
     // libjpeg's stdio source treats a failed read as the end of the file; a disk error is not a damaged image.
     if (ferror(file)) {
         cnse_report_set_errno(report, "read failed", errno != 0 ? errno : EIO);
         status = CNSE_IMAGE_IO_ERROR;
     }
-    fclose(file);
     return status;
 }

@@ -1,13 +1,16 @@
-// cnse_png_check: validates a PNG by decoding every row of every pass with libpng, in O(width) memory.
+// cnse_png_check: validates a PNG by decoding every row of every pass with libpng, in O(width) memory that every
+// libpng allocation (through our allocator) and our row buffer count against limits->max_memory.
 // Why in C: libpng reports errors by longjmp, which must never cross a Swift frame, so every setjmp lives here.
 // Why so strict: iOS refuses a PNG whose chunks fail their CRC, so a CRC error in any chunk is fatal here too,
 // whereas libpng by default only warns about (and drops) damaged ancillary chunks.
 
 #include "CNSE.h"
+#include "cnse_checkers.h"
 #include "cnse_report.h"
 
 #include <errno.h>
 #include <setjmp.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <png.h>
@@ -31,15 +34,62 @@ static const png_byte cnse_png_ignored_chunks[] = "tEXt\0zTXt\0iTXt\0sPLT\0eXIf\
 /// side) would reject valid long, thin images that max_pixels allows. 2^31 - 1 is the PNG format's own limit.
 #define CNSE_PNG_DIMENSION_MAX 0x7fffffffu
 
-/// Everything the libpng callbacks need, handed over as libpng's error and I/O pointer.
+/// Bytes libpng may add to each of its two row buffers beyond the row itself: the filter byte, the width rounded
+/// up to a multiple of 8 pixels (at most 7 pixels of 8 bytes) and 48 bytes of alignment (png_read_start_row).
+#define CNSE_PNG_ROW_OVERHEAD 128
+
+/// Everything the libpng callbacks need, handed over as libpng's error, I/O and memory pointer.
 typedef struct {
     FILE *file;
     cnse_image_report *report;
+    const cnse_image_limits *limits;
     /// Set by the read function, which has already written a more precise message than libpng's "read failed".
     int read_failed;
     /// errno of a failed read, so a disk error is told apart from a truncated file; 0 if none.
     int read_errno;
+    /// Bytes held now by libpng (through cnse_png_malloc) and by our row buffer, against limits->max_memory.
+    uint64_t allocated;
+    /// Set when cnse_png_malloc refused a request for the memory limit, so libpng's "out of memory" error is
+    /// reported as the limit it is.
+    int over_memory;
 } cnse_png_context;
+
+/// Each allocation carries its size in a header this big, so the free function can count it back; a whole
+/// max_align_t keeps the memory handed to libpng as aligned as malloc's.
+#define CNSE_PNG_HEADER sizeof(max_align_t)
+
+/// libpng's allocator: malloc, but refusing (NULL, which libpng turns into an error) past limits->max_memory.
+static png_voidp cnse_png_malloc(png_structp png, png_alloc_size_t size) {
+    cnse_png_context *context = png_get_mem_ptr(png);
+    uint64_t limit = context->limits->max_memory;
+    if (size > limit || context->allocated > limit - size) {
+        if (!context->over_memory) {
+            context->over_memory = 1;
+            cnse_report_over_limit(context->report, context->allocated + size, limit);
+        }
+        return NULL;
+    }
+    if (size > SIZE_MAX - CNSE_PNG_HEADER) {
+        return NULL;
+    }
+    unsigned char *block = malloc(CNSE_PNG_HEADER + size);
+    if (block == NULL) {
+        return NULL;
+    }
+    *(png_alloc_size_t *)(void *)block = size;
+    context->allocated += size;
+    return block + CNSE_PNG_HEADER;
+}
+
+static void cnse_png_free(png_structp png, png_voidp pointer) {
+    if (pointer == NULL) {
+        return;
+    }
+    cnse_png_context *context = png_get_mem_ptr(png);
+    unsigned char *block = (unsigned char *)pointer - CNSE_PNG_HEADER;
+    context->allocated -= *(png_alloc_size_t *)(void *)block;
+    free(block);
+}
 
 static void cnse_png_error(png_structp png, png_const_charp message) {
     cnse_png_context *context = png_get_error_ptr(png);
@@ -72,12 +122,14 @@ static void cnse_png_read(png_structp png, png_bytep data, size_t length) {
 }
 
 /// Everything between png_create_read_struct and png_destroy_read_struct: the only place that uses setjmp.
-static cnse_image_status cnse_png_decode(cnse_png_context *context, uint64_t max_pixels) {
+static cnse_image_status cnse_png_decode(cnse_png_context *context) {
     cnse_image_report *report = context->report;
-    png_structp png = png_create_read_struct(PNG_LIBPNG_VER_STRING, context, cnse_png_error, cnse_png_warning);
+    const cnse_image_limits *limits = context->limits;
+    png_structp png = png_create_read_struct_2(PNG_LIBPNG_VER_STRING, context, cnse_png_error, cnse_png_warning,
+                                               context, cnse_png_malloc, cnse_png_free);
     if (png == NULL) {
         cnse_report_set_message(report, "out of memory creating the PNG decoder");
-        return CNSE_IMAGE_IO_ERROR;
+        return context->over_memory ? CNSE_IMAGE_OVER_MEMORY_LIMIT : CNSE_IMAGE_IO_ERROR;
     }
     png_infop info = png_create_info_struct(png);
     if (info == NULL) {
@@ -95,6 +147,12 @@ static cnse_image_status cnse_png_decode(cnse_png_context *context, uint64_t max
         report->height = png_get_image_height(png, info);
         free(row);
         png_destroy_read_struct(&png, &info, NULL);
+        if (context->over_memory) {
+            cnse_report_set_message(report, "the PNG needs more than %llu bytes of decoder memory (libpng asked for "
+                                    "%llu in all)", (unsigned long long)report->limit,
+                                    (unsigned long long)report->needed);
+            return CNSE_IMAGE_OVER_MEMORY_LIMIT;
+        }
         return context->read_errno != 0 ? CNSE_IMAGE_IO_ERROR : CNSE_IMAGE_CORRUPT;
     }
 
@@ -102,7 +160,8 @@ static cnse_image_status cnse_png_decode(cnse_png_context *context, uint64_t max
     png_set_sig_bytes(png, 8);
     png_set_crc_action(png, PNG_CRC_ERROR_QUIT, PNG_CRC_ERROR_QUIT);
     png_set_user_limits(png, CNSE_PNG_DIMENSION_MAX, CNSE_PNG_DIMENSION_MAX);
-    png_set_chunk_malloc_max(png, CNSE_PNG_CHUNK_MALLOC_MAX);
+    png_set_chunk_malloc_max(png, CNSE_PNG_CHUNK_MALLOC_MAX < limits->max_memory ? CNSE_PNG_CHUNK_MALLOC_MAX
+                                                                                 : (png_alloc_size_t)limits->max_memory);
     png_set_chunk_cache_max(png, CNSE_PNG_CHUNK_CACHE_MAX);
     png_set_keep_unknown_chunks(png, PNG_HANDLE_CHUNK_NEVER, cnse_png_ignored_chunks, CNSE_PNG_IGNORED_CHUNK_COUNT);
 
@@ -114,18 +173,39 @@ static cnse_image_status cnse_png_decode(cnse_png_context *context, uint64_t max
     report->height = height;
     report->frames = 1;
     uint64_t pixels = (uint64_t)width * (uint64_t)height;
-    if (pixels > max_pixels) {
+    if (pixels > limits->max_pixels) {
         cnse_report_set_message(report, "%u x %u = %llu pixels exceeds the limit of %llu pixels", width, height,
-                                (unsigned long long)pixels, (unsigned long long)max_pixels);
+                                (unsigned long long)pixels, (unsigned long long)limits->max_pixels);
         png_destroy_read_struct(&png, &info, NULL);
         return CNSE_IMAGE_TOO_MANY_PIXELS;
     }
+    // Interlace passes add up to the image once, so a PNG's work is its pixel count.
+    if (cnse_report_charge_work(report, limits, pixels)) {
+        cnse_report_set_message(report, "decoding %llu pixels would exceed the pixel-work limit of %llu",
+                                (unsigned long long)pixels, (unsigned long long)limits->max_pixel_work);
+        png_destroy_read_struct(&png, &info, NULL);
+        return CNSE_IMAGE_OVER_WORK_LIMIT;
+    }
 
     // No colour transformations: validating needs every byte inflated and unfiltered, not converted.
-    // Memory is O(width) but up to 8 bytes per pixel (16-bit RGBA), and libpng keeps two rows of its own.
+    // Memory is O(width) but up to 8 bytes per pixel (16-bit RGBA), and libpng keeps two rows of its own
+    // (allocated by png_read_update_info), so a long thin image can need gigabytes: checked here, before any.
+    size_t row_bytes = png_get_rowbytes(png, info);
+    uint64_t rows_needed = 3 * (uint64_t)row_bytes + 2 * CNSE_PNG_ROW_OVERHEAD;
+    if (rows_needed > limits->max_memory || context->allocated > limits->max_memory - rows_needed) {
+        cnse_report_over_limit(report, context->allocated + rows_needed, limits->max_memory);
+        cnse_report_set_message(report, "the PNG needs %llu bytes of decoder memory (rows of %zu bytes: %u pixels "
+                                "x %d bits, three rows held), over the limit of %llu bytes",
+                                (unsigned long long)report->needed, row_bytes, width,
+                                (int)png_get_bit_depth(png, info) * (int)png_get_channels(png, info),
+                                (unsigned long long)limits->max_memory);
+        png_destroy_read_struct(&png, &info, NULL);
+        return CNSE_IMAGE_OVER_MEMORY_LIMIT;
+    }
     int passes = png_set_interlace_handling(png);
     png_read_update_info(png, info);
-    size_t row_bytes = png_get_rowbytes(png, info);
+    // Charged to the same count as libpng's buffers, so the limit covers all three rows.
+    context->allocated += row_bytes;
     row = malloc(row_bytes > 0 ? row_bytes : 1);
     if (row == NULL) {
         cnse_report_set_message(report, "out of memory for one row of %zu bytes", row_bytes);
@@ -148,28 +228,33 @@ static cnse_image_status cnse_png_decode(cnse_png_context *context, uint64_t max
     return CNSE_IMAGE_OK;
 }
 
-cnse_image_status cnse_png_check(const char *path, uint64_t max_pixels, cnse_image_report *report) {
+cnse_image_status cnse_png_check(const char *path, const cnse_image_limits *limits, cnse_image_report *report) {
     cnse_image_report scratch;
     FILE *file = cnse_report_open(path, &report, &scratch);
     if (file == NULL) {
         return CNSE_IMAGE_IO_ERROR;
     }
+    cnse_image_status status = cnse_png_check_stream(file, limits, report);
+    fclose(file);
+    return status;
+}
 
+cnse_image_status cnse_png_check_stream(FILE *file, const cnse_image_limits *limits, cnse_image_report *report) {
+    cnse_report_reset(report);
     png_byte signature[8];
     size_t count = fread(signature, 1, sizeof(signature), file);
     if (count != sizeof(signature) && ferror(file)) {
         cnse_report_set_errno(report, "read failed", errno != 0 ? errno : EIO);
-        fclose(file);
         return CNSE_IMAGE_IO_ERROR;
     }
     if (count != sizeof(signature) || png_sig_cmp(signature, 0, sizeof(signature)) != 0) {
         cnse_report_set_message(report, "not a PNG file: the 8-byte PNG signature is missing");
-        fclose(file);
         return CNSE_IMAGE_CORRUPT;
     }
 
-    cnse_png_context context = {.file = file, .report = report, .read_failed = 0, .read_errno = 0};
-    cnse_image_status status = cnse_png_decode(&context, max_pixels);
-    fclose(file);
-    return status;
+    cnse_png_context context = {
+        .file = file, .report = report, .limits = limits, .read_failed = 0, .read_errno = 0, .allocated = 0,
+        .over_memory = 0,
+    };
+    return cnse_png_decode(&context);
 }

@@ -11,9 +11,15 @@ public struct DeviceProfile: Sendable, Hashable {
     public var allowsHTTP = false
     /// Bytes in the "MB" of Apple's attachment limits: undocumented, 1,000,000 (the stricter) by default.
     public var megabyte = 1_000_000
+    /// What one image check may spend: pixels, decoder memory, pixel work across frames and scans, GIF frames,
+    /// JPEG scans. Assumed bounds (Apple documents none): a file past one is reported, not judged.
+    public var imageLimits = ImageDecodeLimits()
     /// Images with more pixels than this (canvas or any frame) are refused before decoding: an assumed
     /// bound on what the system's thumbnailer accepts, and the emulator's guard against decompression bombs.
-    public var maxPixels: UInt64 = 100_000_000
+    public var maxPixels: UInt64 {
+        get { imageLimits.maxPixels }
+        set { imageLimits.maxPixels = newValue }
+    }
     /// Redirects URLSession follows before failing.
     public var maxRedirects = 16
     /// Foundation's `suggestedFilename` appends an extension from the MIME type when the name has none

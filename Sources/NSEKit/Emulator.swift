@@ -79,7 +79,7 @@ public struct Emulator: Sendable {
             let android = FCMResolver.resolveForAndroid(message)
             return AndroidResult(notification: android.notification, data: android.data, imageURL: android.image)
         }
-        let check = AndroidImageCheck(hostMapping: hostMapping, maxPixels: profile.maxPixels, budget: androidBudget)
+        let check = AndroidImageCheck(hostMapping: hostMapping, limits: profile.imageLimits, budget: androidBudget)
         return await check.verify(message)
     }
 

@@ -17,7 +17,7 @@ enum DecodeFloor {
             group.enter()
             let thread = Thread {
                 while let index = next.take(below: files.count) {
-                    _ = try? ImageDecoder.decode(files[index], as: formats[index], maxPixels: 100_000_000)
+                    _ = try? ImageDecoder.decode(files[index], as: formats[index], limits: ImageDecodeLimits())
                 }
                 group.leave()
             }

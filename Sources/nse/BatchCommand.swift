@@ -54,6 +54,14 @@ struct BatchCommand: AsyncParsableCommand {
     @OptionGroup(title: "Device assumptions")
     var device: DeviceOptions
 
+    // The worker's side of `BatchSupervisor`: set only by the supervisor when it starts the worker.
+    @Option(name: .customLong("worker-journal"), help: .hidden)
+    var workerJournal: String?
+    @Option(name: .customLong("worker-only"), help: .hidden)
+    var workerOnly: Int?
+    @Option(name: .customLong("worker-crashed"), help: .hidden)
+    var workerCrashed: [String] = []
+
     func validate() throws {
         guard !paths.isEmpty else { throw ValidationError("Name at least one folder of push files.") }
         guard (1...256).contains(jobs) else { throw ValidationError("--jobs must be between 1 and 256.") }
@@ -77,8 +85,8 @@ struct BatchCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let outDirectory = out.map { URL(fileURLWithPath: $0) }
-        let inputs: [BatchInput]
+        var outDirectory = out.map { URL(fileURLWithPath: $0) }
+        var inputs: [BatchInput]
         do {
             inputs = try BatchInputDiscovery.discover(paths, excluding: outDirectory.map { [$0] } ?? [])
         } catch {
@@ -87,6 +95,25 @@ struct BatchCommand: AsyncParsableCommand {
         guard !inputs.isEmpty else {
             throw Self.usageError("No .json or .apns files under \(paths.joined(separator: ", ")).")
         }
+        guard let workerJournal else {
+            // Usage errors are found above, in this process; the batch itself runs in a supervised worker.
+            let status = BatchSupervisor.run(arguments: Array(CommandLine.arguments.dropFirst()), inputs: inputs)
+            if status != 0 { throw ExitCode(status) }
+            return
+        }
+        for crash in workerCrashed {
+            let fields = crash.split(separator: ":", maxSplits: 1)
+            guard fields.count == 2, let index = Int(fields[0]), inputs.indices.contains(index) else { continue }
+            inputs[index].crashedWith = String(fields[1])
+        }
+        var indexes = Array(inputs.indices)
+        if let workerOnly, inputs.indices.contains(workerOnly) {
+            // A suspect re-run alone: whether it crashes is the answer, so no results are written.
+            indexes = [workerOnly]
+            inputs = [inputs[workerOnly]]
+            outDirectory = nil
+        }
+        let journal = try CrashJournal(file: URL(fileURLWithPath: workerJournal))
         if let outDirectory {
             do {
                 try FileManager.default.createDirectory(at: outDirectory, withIntermediateDirectories: true)
@@ -101,9 +128,11 @@ struct BatchCommand: AsyncParsableCommand {
         emulator.platform = platform
         var runner = BatchRunner(emulator: emulator, jobs: jobs, outDirectory: outDirectory)
         runner.strict = report.strict
+        runner.onStart = { [indexes] in journal.started(indexes[$0]) }
+        // A suspect re-run alone (--worker-only) writes no report: only whether it crashes matters.
         let html: HTMLReportWriter?
         do {
-            html = try report.htmlWriter(maxPixels: device.maxPixels)
+            html = workerOnly == nil ? try report.htmlWriter(maxPixels: device.maxPixels) : nil
         } catch {
             throw Self.usageError("cannot start the HTML report: \(error.localizedDescription)")
         }
@@ -130,7 +159,12 @@ struct BatchCommand: AsyncParsableCommand {
             guard format == .github else { return [lineRenderer.line(for: entry)] }
             return (quiet ? [] : [lineRenderer.line(for: entry)]) + annotations.annotations(for: entry)
         }
-        let batch = Task { try await runner.run(inputs) { index, entry in progress.record(index, entry) } }
+        let batch = Task { [runner, indexes] in
+            try await runner.run(inputs) { index, entry in
+                journal.finished(indexes[index])
+                progress.record(index, entry)
+            }
+        }
         let interruption = Interruption { batch.cancel() }
         let batchReport: BatchReport
         do {
@@ -144,7 +178,7 @@ struct BatchCommand: AsyncParsableCommand {
         var summary = BatchTextRenderer().summary(batchReport.summary)
         if let reportFile = batchReport.reportFile { summary += "\nresults: \(outDirectory?.relativePath ?? "")/  report: \(reportFile.relativePath)" }
         var problems = batchReport.reportError.map { [$0] } ?? []
-        if let junit {
+        if let junit, workerOnly == nil {
             let file = URL(fileURLWithPath: junit)
             do {
                 try AtomicFile.write(Data(JUnitRenderer().render(batchReport).utf8), to: file)
@@ -163,7 +197,7 @@ struct BatchCommand: AsyncParsableCommand {
             }
         }
         let markdownFile = markdownSummary ?? (format == .github ? ProcessInfo.processInfo.environment["GITHUB_STEP_SUMMARY"] : nil)
-        if let markdownFile, !markdownFile.isEmpty {
+        if let markdownFile, !markdownFile.isEmpty, workerOnly == nil {
             do {
                 try Self.append(MarkdownSummaryRenderer().render(batchReport.summary, strict: report.strict), to: URL(fileURLWithPath: markdownFile))
             } catch {

@@ -10,7 +10,19 @@ struct DeviceOptions: ParsableArguments {
     var allowHTTP = false
 
     @Option(name: .customLong("max-pixels"), help: ArgumentHelp("Refuse images with more pixels than this (decompression-bomb guard).", valueName: "count"))
-    var maxPixels: UInt64 = 100_000_000
+    var maxPixels: UInt64 = ImageDecodeLimits().maxPixels
+
+    @Option(name: .customLong("max-decode-memory"), help: ArgumentHelp("Memory one image check may take, in MiB: a progressive or multi-scan JPEG needing more (its whole-image coefficient buffer), or a PNG with wider rows, is reported, not judged.", valueName: "MiB"))
+    var maxDecodeMemory: UInt64 = ImageDecodeLimits().maxMemory / 1_048_576
+
+    @Option(name: .customLong("max-pixel-work"), help: ArgumentHelp("Pixels one image check may decode, summed over GIF frames and JPEG scans.", valueName: "count"))
+    var maxPixelWork: UInt64 = ImageDecodeLimits().maxPixelWork
+
+    @Option(name: .customLong("max-frames"), help: ArgumentHelp("GIF frames one image check may decode.", valueName: "count"))
+    var maxFrames: UInt32 = ImageDecodeLimits().maxFrames
+
+    @Option(name: .customLong("max-scans"), help: ArgumentHelp("JPEG scans one image check may decode.", valueName: "count"))
+    var maxScans: UInt32 = ImageDecodeLimits().maxScans
 
     @Option(name: .customLong("megabyte"), help: ArgumentHelp("Bytes per MB in Apple's attachment limits: 1000000 (default, stricter) or 1048576.", valueName: "bytes"))
     var megabyte = 1_000_000
@@ -25,6 +37,11 @@ struct DeviceOptions: ParsableArguments {
         guard timeBudget > 0, timeBudget <= 3600 else { throw ValidationError("--time-budget must be between 0 and 3600 seconds.") }
         guard megabyte == 1_000_000 || megabyte == 1_048_576 else { throw ValidationError("--megabyte must be 1000000 or 1048576.") }
         guard maxPixels > 0 else { throw ValidationError("--max-pixels must be positive.") }
+        // 1 MiB: below it even a small PNG's zlib state and libjpeg's tables do not fit; 1 TiB keeps bytes in UInt64.
+        guard (1...1_048_576).contains(maxDecodeMemory) else { throw ValidationError("--max-decode-memory must be between 1 and 1048576 MiB.") }
+        guard maxPixelWork > 0 else { throw ValidationError("--max-pixel-work must be positive.") }
+        guard maxFrames > 0 else { throw ValidationError("--max-frames must be positive.") }
+        guard maxScans > 0 else { throw ValidationError("--max-scans must be positive.") }
     }
 
     var profile: DeviceProfile {
@@ -32,6 +49,10 @@ struct DeviceOptions: ParsableArguments {
         profile.timeBudget = .milliseconds(Int64(timeBudget * 1000))
         profile.allowsHTTP = allowHTTP
         profile.maxPixels = maxPixels
+        profile.imageLimits.maxMemory = maxDecodeMemory * 1_048_576
+        profile.imageLimits.maxPixelWork = maxPixelWork
+        profile.imageLimits.maxFrames = maxFrames
+        profile.imageLimits.maxScans = maxScans
         profile.megabyte = megabyte
         profile.suggestedFilenameAddsMIMEExtension = !noMIMEExtension
         profile.simulatorRunsExtension = simulatorRunsExtension

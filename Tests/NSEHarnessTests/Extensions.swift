@@ -49,21 +49,30 @@ class TwiceService: UNNotificationServiceExtension {
 
 /// Does slow work synchronously and relies on serviceExtensionTimeWillExpire().
 class SleepyService: UNNotificationServiceExtension {
+    // The expiry call comes on another thread while didReceive still sleeps (as on iOS): the lock orders every
+    // use of the two fields and of the content, which both calls hand over (ThreadSanitizer found the race).
+    private let lock = NSLock()
     var contentHandler: ((UNNotificationContent) -> Void)?
     var bestAttemptContent: UNMutableNotificationContent?
 
     override func didReceive(_ request: UNNotificationRequest, withContentHandler contentHandler: @escaping (UNNotificationContent) -> Void) {
-        self.contentHandler = contentHandler
-        bestAttemptContent = request.content.mutableCopy() as? UNMutableNotificationContent
-        bestAttemptContent?.title = "best attempt"
+        lock.withLock {
+            self.contentHandler = contentHandler
+            bestAttemptContent = request.content.mutableCopy() as? UNMutableNotificationContent
+            bestAttemptContent?.title = "best attempt"
+        }
         Thread.sleep(forTimeInterval: 3)
-        bestAttemptContent?.title = "too late"
-        contentHandler(bestAttemptContent!)
+        lock.withLock {
+            bestAttemptContent?.title = "too late"
+            contentHandler(bestAttemptContent!)
+        }
     }
 
     override func serviceExtensionTimeWillExpire() {
-        if let contentHandler, let bestAttemptContent {
-            contentHandler(bestAttemptContent)
+        lock.withLock {
+            if let contentHandler, let bestAttemptContent {
+                contentHandler(bestAttemptContent)
+            }
         }
     }
 }

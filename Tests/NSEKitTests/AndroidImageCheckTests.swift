@@ -5,6 +5,7 @@ import Testing
 
 /// The Android side of `process`: firebase-messaging's image download (1 MiB, 5 s, BitmapFactory's formats)
 /// against a real server on 127.0.0.1.
+@Suite(.timeLimit(.minutes(1)))
 struct AndroidImageCheckTests {
     private static let budget: Duration = .seconds(1)
 
@@ -108,10 +109,8 @@ struct AndroidImageCheckTests {
     }
 
     @Test func aBodyWithoutLengthIsCutAtTheLimit() async throws {
-        let started = ContinuousClock.now
         let result = try await verify(ServedResponse(headers: [("Content-Type", "image/jpeg")], body: .endless(byte: 0xFF)))
         #expect(errors(result) == [.androidImageTooLarge])
-        #expect(started.duration(to: .now) < .seconds(10))
     }
 
     @Test func aStalledServerRunsOutTheFiveSecondWait() async throws {
@@ -119,7 +118,7 @@ struct AndroidImageCheckTests {
         let result = try await verify(ServedResponse(headers: [("Content-Type", "image/jpeg")], body: .stall))
         let elapsed = started.duration(to: .now)
         #expect(errors(result) == [.androidImageTimeout])
-        #expect(elapsed >= Self.budget && elapsed < .seconds(10))
+        #expect(elapsed >= Self.budget, "the wait is not cut short")
     }
 
     @Test func anErrorStatusIsNotShown() async throws {

@@ -7,6 +7,9 @@ import Testing
 /// `BatchRunner` against a real loopback server: layout, atomic replacement, shared downloads, hostile
 /// servers and cancellation.
 struct BatchRunnerTests {
+    /// A real JPEG for the servers here to serve.
+    static let okJPEG: [UInt8] = (try? Fixture.jpeg()) ?? []
+
     @Test func eachResultIsSavedUnderItsRelativePathWithItsAttachment() async throws {
         let server = try cdn([
             "/a.jpg": .ok(try Fixture.jpeg(), contentType: "image/jpeg"),
@@ -102,12 +105,21 @@ struct BatchRunnerTests {
         #expect(FileManager.default.fileExists(atPath: out.file("p1.json/attachment.jpg").path))
     }
 
-    @Test func aStalledServerCostsItsOwnPushesTheirBudgetAndNobodyElseAnything() async throws {
-        let budget: Duration = .seconds(3)
-        let server = try cdn([
-            "/stall.jpg": ServedResponse(headers: [("Content-Type", "image/jpeg")], body: .stall),
-            "/ok.jpg": .ok(try Fixture.jpeg(), contentType: "image/jpeg"),
-        ])
+    /// Judged by events, not clocks: the stalled image is held until every other push is saved. Were the others
+    /// queued behind the stalled ones, they could never finish and the hold would end on its cap instead.
+    @Test func aStalledServerHoldsUpNobodyElse() async throws {
+        final class Events: Sendable {
+            let goodSaved = Mutex(0)
+            let releasedByEvent = Mutex(false)
+        }
+        let events = Events()
+        let server = try LoopbackHTTPServer { request in
+            guard request.path == "/stall.jpg" else { return .ok(Self.okJPEG, contentType: "image/jpeg") }
+            let cap = ContinuousClock.now + .seconds(60)
+            while events.goodSaved.withLock({ $0 }) < 20, ContinuousClock.now < cap { usleep(1_000) }
+            events.releasedByEvent.withLock { $0 = events.goodSaved.withLock { $0 } == 20 }
+            return .ok(Self.okJPEG, contentType: "image/jpeg")
+        }
         defer { server.stop() }
         let inputs = try TemporaryFolder()
         let tree = PayloadTree(root: inputs.url)
@@ -115,24 +127,39 @@ struct BatchRunnerTests {
         for index in 0..<3 { try tree.add("a-stall-\(index).json", imageURL: server.baseURL + "/stall.jpg") }
         for index in 0..<20 { try tree.add("b-ok-\(index).json", imageURL: server.baseURL + "/ok.jpg") }
 
+        let runner = BatchRunner(emulator: Emulator(profile: loopbackProfile(budget: .seconds(120))), jobs: 4, outDirectory: nil)
+        let report = try await runner.run(try BatchInputDiscovery.discover([tree.root.path])) { _, entry in
+            if entry.input.contains("b-ok") { events.goodSaved.withLock { $0 += 1 } }
+        }
+
+        #expect(events.releasedByEvent.withLock { $0 }, "every other push finished while the stalled ones waited")
+        let entries = report.entries.compactMap { $0 }
+        #expect(entries.count == 23 && entries.allSatisfy { $0.passed })
+        #expect(server.requests.filter { $0.path == "/stall.jpg" }.count == 1, "one download shared by the three pushes")
+    }
+
+    @Test(.timeLimit(.minutes(1)))
+    func aTimeOutSharedByPushesOfTheSameURLIsWaitedForOnce() async throws {
+        let budget: Duration = .seconds(2)
+        let server = try cdn(["/stall.jpg": ServedResponse(headers: [("Content-Type", "image/jpeg")], body: .stall)])
+        defer { server.stop() }
+        let inputs = try TemporaryFolder()
+        let tree = PayloadTree(root: inputs.url)
+        for index in 0..<3 { try tree.add("stall-\(index).json", imageURL: server.baseURL + "/stall.jpg") }
+
         let started = ContinuousClock.now
         let run = try await runBatch(tree, out: nil, jobs: 4, profile: loopbackProfile(budget: budget))
         let elapsed = started.duration(to: .now)
 
-        let stalled = run.completed.filter { $0.entry.input.contains("stall") }
-        let good = run.completed.filter { $0.entry.input.contains("ok") }
-        #expect(stalled.count == 3 && good.count == 20)
-        #expect(stalled.allSatisfy { $0.entry.outcome == .bestAttempt && $0.entry.errors.map(\.code) == [.mediaTimeout, .extensionTimeExpired] })
-        #expect(good.allSatisfy { $0.entry.passed })
-        let lastGood = try #require(good.map(\.at).max())
-        let firstStalled = try #require(stalled.map(\.at).min())
-        #expect(lastGood < firstStalled, "the other pushes all finished while the stalled ones waited")
+        #expect(run.completed.count == 3)
+        #expect(run.completed.allSatisfy { $0.entry.outcome == .bestAttempt && $0.entry.errors.map(\.code) == [.mediaTimeout, .extensionTimeExpired] })
         #expect(server.requests.filter { $0.path == "/stall.jpg" }.count == 1, "the time-out is shared, not waited for three times")
-        // A hang guard, not a speed measurement (other suites share the machine): three budgets would be 9 s.
-        #expect(elapsed >= budget && elapsed < budget + .seconds(10), "\(elapsed)")
+        #expect(elapsed >= budget, "\(elapsed)")
     }
 
-    @Test func cancellingKeepsOnlyCompleteResults() async throws {
+    /// The budget is ten times the time limit: only transfers aborted by the cancellation let the test finish.
+    @Test(.timeLimit(.minutes(1)))
+    func cancellingKeepsOnlyCompleteResults() async throws {
         let server = try cdn([
             "/stall.jpg": ServedResponse(headers: [("Content-Type", "image/jpeg")], body: .stall),
             "/ok.jpg": .ok(try Fixture.jpeg(), contentType: "image/jpeg"),
@@ -146,18 +173,15 @@ struct BatchRunnerTests {
         for index in 0..<5 { try tree.add("c-never-\(index).json", imageURL: server.baseURL + "/ok.jpg") }
         let discovered = try BatchInputDiscovery.discover([tree.root.path])
 
-        let batch = Task { try await runBatch(discovered, out: out.url, jobs: 4, profile: loopbackProfile(budget: .seconds(60))) }
+        let batch = Task { try await runBatch(discovered, out: out.url, jobs: 4, profile: loopbackProfile(budget: .seconds(600))) }
         // Wait until the four stalled transfers are in flight, then interrupt.
         let waitLimit = ContinuousClock.now + .seconds(10)
         while server.requests.filter({ $0.path == "/stall.jpg" }).count < 4, ContinuousClock.now < waitLimit {
             try await Task.sleep(for: .milliseconds(20))
         }
-        let cancelled = ContinuousClock.now
         batch.cancel()
         let run = try await batch.value
-        let stopping = cancelled.duration(to: .now)
 
-        #expect(stopping < .seconds(5), "transfers in flight abort promptly (libcurl's progress callback runs about once a second): \(stopping)")
         #expect(run.report.summary.interrupted)
         #expect(run.report.summary.exitStatus == 130)
         #expect(run.report.summary.processed == 3 && run.report.summary.notRun == 9)

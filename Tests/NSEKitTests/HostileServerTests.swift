@@ -5,10 +5,10 @@ import Testing
 import NSEHarness
 
 /// Servers that misbehave: every transfer must end within the time budget with the right diagnosis.
-/// The bounds checked here are hang guards (budget plus generous slack), not speed measurements.
+/// The hang guard is the suite's time limit; durations are checked only from below (nothing ends before its budget).
+@Suite(.timeLimit(.minutes(1)))
 struct HostileServerTests {
     private static let budget: Duration = .seconds(2)
-    private static let hangGuard: Duration = .seconds(10)
 
     private func run(_ response: ServedResponse) async throws -> (ProcessResult, Duration) {
         let server = try cdn(["/a.jpg": response])
@@ -25,14 +25,13 @@ struct HostileServerTests {
         #expect(result.errorCodes == [.mediaTimeout, .extensionTimeExpired])
         #expect(result.content?.title == "Sale [modified]", "the best attempt keeps the content changes")
         #expect(result.content?.attachments.isEmpty == true)
-        #expect(elapsed >= Self.budget && elapsed < Self.hangGuard)
+        #expect(elapsed >= Self.budget)
     }
 
     @Test func aSlowFirstByteExpiresTheBudget() async throws {
         let (result, elapsed) = try await run(ServedResponse(body: .bytes([1]), delayBeforeHeaders: .seconds(30)))
         #expect(result.outcome == .bestAttempt)
         #expect(result.codes.contains(.mediaTimeout))
-        #expect(elapsed < Self.hangGuard)
     }
 
     @Test func aTricklingServerExpiresTheBudget() async throws {
@@ -41,14 +40,12 @@ struct HostileServerTests {
             headers: [("Content-Type", "image/jpeg")], body: .trickle(body, bytesPerChunk: 16, interval: .milliseconds(100))))
         #expect(result.outcome == .bestAttempt)
         #expect(result.errorCodes == [.mediaTimeout, .extensionTimeExpired])
-        #expect(elapsed < Self.hangGuard)
     }
 
     @Test func anEndlessBodyStopsAtTheSizeLimit() async throws {
         let (result, elapsed) = try await run(ServedResponse(headers: [("Content-Type", "image/jpeg")], body: .endless(byte: 0xFF)))
         #expect(result.errorCodes == [.mediaTooLarge])
         #expect(result.outcome == .modifiedWithoutAttachment)
-        #expect(elapsed < Self.hangGuard)
     }
 
     @Test func anAnnouncedOversizedBodyIsRefusedBeforeItArrives() async throws {
@@ -64,7 +61,6 @@ struct HostileServerTests {
         let (result, elapsed) = try await run(ServedResponse(
             headers: [("Content-Type", "image/jpeg")], body: .truncated(jpeg, declaredLength: jpeg.count * 2)))
         #expect(result.errorCodes == [.mediaTruncated])
-        #expect(elapsed < Self.hangGuard)
     }
 
     @Test func theImageLimitFollowsTheMegabyteAssumption() async throws {

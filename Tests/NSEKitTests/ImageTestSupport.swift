@@ -4,6 +4,7 @@
 import CImageFixtures
 import CNSE
 import Foundation
+@testable import NSEKit
 import Testing
 
 /// A fresh directory under the system's temporary directory, removed when the last reference goes away.
@@ -51,18 +52,25 @@ extension cnse_image_report {
 enum ImageFormat: String, CaseIterable, Sendable, CustomTestStringConvertible {
     case png, jpeg, gif
 
-    /// The limit the tests use unless they test the limit: what a caller would plausibly choose.
-    static let defaultMaxPixels: UInt64 = 100_000_000
+    /// The limits the tests use unless they test a limit: nse's own defaults.
+    static let defaultMaxPixels: UInt64 = ImageDecodeLimits().maxPixels
 
     var testDescription: String { rawValue.uppercased() }
 
     func check(_ url: URL, maxPixels: UInt64 = ImageFormat.defaultMaxPixels) -> ImageCheck {
+        var limits = ImageDecodeLimits()
+        limits.maxPixels = maxPixels
+        return check(url, limits: limits)
+    }
+
+    func check(_ url: URL, limits: ImageDecodeLimits) -> ImageCheck {
         var report = cnse_image_report()
+        var cLimits = limits.cLimits
         let status: cnse_image_status
         switch self {
-        case .png: status = cnse_png_check(url.path, maxPixels, &report)
-        case .jpeg: status = cnse_jpeg_check(url.path, maxPixels, &report)
-        case .gif: status = cnse_gif_check(url.path, maxPixels, &report)
+        case .png: status = cnse_png_check(url.path, &cLimits, &report)
+        case .jpeg: status = cnse_jpeg_check(url.path, &cLimits, &report)
+        case .gif: status = cnse_gif_check(url.path, &cLimits, &report)
         }
         return ImageCheck(status: status, report: report)
     }

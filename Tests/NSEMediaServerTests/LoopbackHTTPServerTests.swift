@@ -3,6 +3,8 @@ import Testing
 @testable import NSEMediaServer
 
 /// HTTP/1.1 behaviour of the server with well-behaved bodies: framing, keep-alive, HEAD, bad requests.
+/// Hang guards are the time limit, never a measured duration: the suite shares two cores with the others.
+@Suite(.timeLimit(.minutes(1)))
 struct LoopbackHTTPServerTests {
     let pixel: [UInt8] = Array(0..<200).map { UInt8($0) }
 
@@ -252,7 +254,6 @@ struct LoopbackHTTPServerTests {
             #expect(try client.readResponse().body == [1])
         }
         #expect(elapsed >= .milliseconds(300))
-        #expect(elapsed < .seconds(3))
     }
 
     @Test func idleKeepAliveConnectionIsClosedAfterTheIdleTimeout() throws {
@@ -309,9 +310,7 @@ struct LoopbackHTTPServerTests {
         try client.request("GET", "/stop")
         // The client sees the end as soon as stop() shuts its socket, which is before stop() returns.
         #expect(client.readFor(.seconds(3)).closed)
-        let deadline = ContinuousClock.now.advanced(by: .seconds(3))
-        while stopDuration.value == nil && ContinuousClock.now < deadline { Thread.sleep(forTimeInterval: 0.01) }
-        let elapsed = try #require(stopDuration.value)
-        #expect(elapsed < .seconds(1))
+        // stop() from inside a handler returns (it would deadlock waiting for its own connection).
+        while stopDuration.value == nil { Thread.sleep(forTimeInterval: 0.01) }
     }
 }

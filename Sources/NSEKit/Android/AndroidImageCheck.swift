@@ -13,12 +13,13 @@ public struct AndroidImageCheck: Sendable {
     public static let maxRedirects = 20
 
     public var hostMapping: MediaHostMapping?
-    public var maxPixels: UInt64
+    /// The same limits as the iOS side's check (`DeviceProfile.imageLimits`): one decoder, one set of bounds.
+    public var limits: ImageDecodeLimits
     public var budget: Duration
 
-    public init(hostMapping: MediaHostMapping? = nil, maxPixels: UInt64 = DeviceProfile().maxPixels, budget: Duration = Self.downloadBudget) {
+    public init(hostMapping: MediaHostMapping? = nil, limits: ImageDecodeLimits = DeviceProfile().imageLimits, budget: Duration = Self.downloadBudget) {
         self.hostMapping = hostMapping
-        self.maxPixels = maxPixels
+        self.limits = limits
         self.budget = budget
     }
 
@@ -78,7 +79,7 @@ public struct AndroidImageCheck: Sendable {
         switch format {
         case .jpeg, .png, .gif:
             do {
-                if let decoded = try ImageDecoder.decode(fetched.file, as: format, maxPixels: maxPixels) {
+                if let decoded = try ImageDecoder.decode(fetched.file, as: format, limits: limits) {
                     image.decoded = true
                     image.width = decoded.width
                     image.height = decoded.height
@@ -97,6 +98,8 @@ public struct AndroidImageCheck: Sendable {
                     result.diagnostics.append(.error(.androidImageCorrupt, "The Android image does not decode as \(format.displayName) (\(detail)): BitmapFactory returns null and the notification shows without the image. Re-export the image."))
                 case .tooManyPixels(let width, let height, let limit):
                     result.diagnostics.append(.error(.androidImageTooLarge, "The Android image is \(width) x \(height) pixels, more than \(limit) (--max-pixels): decoding it needs more memory than the app has, and the notification shows without it. Resize it."))
+                case .overLimit(let kind, _, let limit, let detail):
+                    result.diagnostics.append(.error(.androidImageDecodeLimit, "The Android image was not fully checked: \(detail). \(kind.explanation(limit: limit, platform: "Android's BitmapFactory")). nse counts it as not shown."))
                 }
                 return
             }

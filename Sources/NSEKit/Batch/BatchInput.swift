@@ -13,6 +13,9 @@ public struct BatchInput: Sendable, Hashable {
     /// Why the push file at `file` is not read: a name that is not UTF-8, a FIFO or device, a broken link.
     /// Such entries are reported as `input.unreadable` results, so nothing a batch finds goes unmentioned.
     public var unreadableReason: String?
+    /// How nse itself crashed on this push in an earlier attempt of the same batch ("SIGILL"): it is reported as an
+    /// `internal.crash` result instead of being processed again, so one push cannot stop the rest.
+    public var crashedWith: String?
 
     public init(file: URL, outputPath: String, listingError: String? = nil, unreadableReason: String? = nil) {
         self.file = file

@@ -29,6 +29,10 @@ public struct BatchRunner: Sendable {
     /// concurrently, in completion order. When set, attachments are staged even without `outDirectory`.
     public var onResult: (@Sendable (CompletedPush) async -> Void)?
 
+    /// Called with a push's index as it starts (before any of its work): with `onEntry`, what a supervisor
+    /// needs to tell which push was in flight when the process died.
+    public var onStart: (@Sendable (Int) -> Void)?
+
     public init(emulator: Emulator, jobs: Int, outDirectory: URL?) {
         self.emulator = emulator
         self.jobs = max(1, jobs)
@@ -59,6 +63,7 @@ public struct BatchRunner: Sendable {
                     let index = next
                     let input = inputs[index]
                     next += 1
+                    onStart?(index)
                     group.addTask { [self] in
                         (index, await process(input, index: index, emulator: emulator, workspace: workspace))
                     }
@@ -139,6 +144,12 @@ public struct BatchRunner: Sendable {
             return ProcessResult(
                 input: path, inputKind: nil, extensionInvoked: false, outcome: .rejected, imageShown: false, content: nil,
                 diagnostics: [.error(.inputUnreadable, "Cannot list the folder \(path): \(listingError). Its push files were not checked; fix its permissions.")],
+                timings: ["total": 0])
+        }
+        if let signal = input.crashedWith {
+            return ProcessResult(
+                input: path, inputKind: nil, extensionInvoked: false, outcome: .rejected, imageShown: false, content: nil,
+                diagnostics: [.error(.internalCrash, "nse itself crashed (\(signal)) while processing this push: a bug in nse, not a verdict on the push. The rest of the batch was processed without it. Please report it with this file; `nse lint` may still check it.")],
                 timings: ["total": 0])
         }
         if let reason = input.unreadableReason {

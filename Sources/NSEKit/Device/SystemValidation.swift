@@ -35,7 +35,7 @@ public enum SystemValidation {
         }
         guard declared.category == .image else { return attachment }
         do {
-            guard let image = try ImageDecoder.decode(item.localFile, as: format, maxPixels: profile.maxPixels) else {
+            guard let image = try ImageDecoder.decode(item.localFile, as: format, limits: profile.imageLimits) else {
                 return attachment
             }
             attachment.width = image.width
@@ -51,6 +51,8 @@ public enum SystemValidation {
                 diagnostics.append(.error(.mediaCorrupt, "\(name) does not decode as \(format.displayName) (\(detail)). The system drops the attachment and the notification shows without it. Re-export the image."))
             case .tooManyPixels(let width, let height, let limit):
                 diagnostics.append(.error(.mediaTooManyPixels, "\(name) is \(width) x \(height) pixels, more than the \(limit) assumed to display (--max-pixels); images this big fail to show or exhaust the memory of the process decoding them. Resize it."))
+            case .overLimit(let kind, _, let limit, let detail):
+                diagnostics.append(.error(kind.code, "\(name) was not fully checked: \(detail). \(kind.explanation(limit: limit, platform: "iOS")). nse counts the attachment as not shown."))
             case .unreadable(let detail):
                 diagnostics.append(.error(.mediaNotSaved, "\(name) could not be read back for validation: \(detail)."))
             }

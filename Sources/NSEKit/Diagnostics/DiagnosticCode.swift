@@ -4,6 +4,8 @@ public enum DiagnosticCode: String, Sendable, Codable, CaseIterable {
     case inputUnreadable = "input.unreadable"
     case inputInvalidJSON = "input.invalid-json"
     case inputUnknownKind = "input.unknown-kind"
+    /// nse crashed on this push in a batch; the batch went on without it (exit 2: the push was not checked).
+    case internalCrash = "internal.crash"
 
     // FCM HTTP v1 resolution.
     case fcmInferredImage = "fcm.inferred-image"
@@ -75,6 +77,11 @@ public enum DiagnosticCode: String, Sendable, Codable, CaseIterable {
     case mediaTypeMismatch = "media.type-mismatch"
     case mediaCorrupt = "media.corrupt"
     case mediaTooManyPixels = "media.too-many-pixels"
+    // Image checks stopped at one of ImageDecodeLimits (Media/ImageDecodeLimits.swift): one code per limit.
+    case mediaDecodeMemory = "media.decode-limit.memory"
+    case mediaDecodePixelWork = "media.decode-limit.pixel-work"
+    case mediaDecodeFrames = "media.decode-limit.frames"
+    case mediaDecodeScans = "media.decode-limit.scans"
     case mediaNotSaved = "media.not-saved"
     case mediaAttachmentMissing = "media.attachment-missing"
 
@@ -92,5 +99,6 @@ public enum DiagnosticCode: String, Sendable, Codable, CaseIterable {
     case androidImageTooLarge = "android.image-too-large"
     case androidImageUnsupportedFormat = "android.image-unsupported-format"
     case androidImageCorrupt = "android.image-corrupt"
+    case androidImageDecodeLimit = "android.image-decode-limit"
     case androidImageFirstFrame = "android.image-first-frame"
 }

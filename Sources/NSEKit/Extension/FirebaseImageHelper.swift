@@ -45,7 +45,9 @@ public struct FirebaseImageHelper: Sendable {
     }
 
     /// `fcm_options.image` when it is a string; the SDK silently ignores anything else.
-    static func requestedImage(in userInfo: [String: JSONValue], diagnostics: inout [Diagnostic]) -> String? {
+    ///
+    /// This and the URL and naming steps below are package-wide so the media fuzz target drives them directly.
+    package static func requestedImage(in userInfo: [String: JSONValue], diagnostics: inout [Diagnostic]) -> String? {
         guard let options = userInfo["fcm_options"] else {
             diagnostics.append(.info(.mediaNone, "No `fcm_options.image` in the payload: Firebase's helper delivers the content without downloading anything."))
             return nil
@@ -66,7 +68,7 @@ public struct FirebaseImageHelper: Sendable {
     }
 
     /// `URL(string:)` as iOS 17 and later apply it: invalid characters are percent-encoded rather than fatal.
-    static func parseURL(_ text: String, diagnostics: inout [Diagnostic]) -> URL? {
+    package static func parseURL(_ text: String, diagnostics: inout [Diagnostic]) -> URL? {
         let strict = URL(string: text, encodingInvalidCharacters: false)
         let lenient = strict ?? URL(string: text)
         guard let url = lenient, let scheme = url.scheme?.lowercased(), let host = url.host, !host.isEmpty,
@@ -85,7 +87,7 @@ public struct FirebaseImageHelper: Sendable {
     }
 
     /// App Transport Security: extensions load plain http only with an Info.plist exception.
-    static func passesTransportSecurity(_ url: URL, profile: DeviceProfile, diagnostics: inout [Diagnostic]) -> Bool {
+    package static func passesTransportSecurity(_ url: URL, profile: DeviceProfile, diagnostics: inout [Diagnostic]) -> Bool {
         guard !profile.transportSecurityAllows(url) else { return true }
         diagnostics.append(.error(
             .mediaInsecureURL,
@@ -94,7 +96,7 @@ public struct FirebaseImageHelper: Sendable {
     }
 
     /// The extension Firebase gives the downloaded file: `suggestedFilename`'s, else ".subtype" for image/ MIME types.
-    static func fileExtension(for head: ResponseHead, profile: DeviceProfile) -> String {
+    package static func fileExtension(for head: ResponseHead, profile: DeviceProfile) -> String {
         let suggested = ResponseHead.pathExtension(of: head.suggestedFilename(profile: profile))
         if !suggested.isEmpty { return suggested }
         guard let mime = head.mimeType, mime.contains("image/") else { return "" }

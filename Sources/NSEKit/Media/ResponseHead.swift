@@ -8,6 +8,13 @@ public struct ResponseHead: Sendable, Hashable {
     /// The URL after redirects.
     public var url: URL
 
+    /// Package-wide (not only the fetcher's) so the media fuzz target can name a response without a download.
+    package init(status: Int, headers: [String: String], url: URL) {
+        self.status = status
+        self.headers = headers
+        self.url = url
+    }
+
     /// The media type without parameters, lowercased, as `URLResponse.mimeType` gives it.
     public var mimeType: String? {
         guard let value = headers["content-type"] else { return nil }

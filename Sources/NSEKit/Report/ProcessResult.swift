@@ -34,9 +34,9 @@ public struct ProcessResult: Sendable, Codable {
     /// The Android side of an FCM message (`--platform android|both`); absent otherwise.
     public var android: AndroidResult? = nil
 
-    /// True when the file itself could not be read, as opposed to read and found wanting.
+    /// True when the file itself could not be read (or nse crashed on it), as opposed to read and found wanting.
     public var inputUnreadable: Bool {
-        diagnostics.contains { $0.code == .inputUnreadable }
+        diagnostics.contains { $0.code == .inputUnreadable || $0.code == .internalCrash }
     }
 
     public var hasErrors: Bool {

@@ -1,0 +1,57 @@
+#ifndef NSE_FUZZ_CHECK_H
+#define NSE_FUZZ_CHECK_H
+
+// What the three libFuzzer targets share: each input is handed to a checker as an in-memory FILE (fmemopen),
+// so a run touches no disk, with limits small enough that one run stays in milliseconds.
+// Why smaller than nse's defaults: the code paths are the same (every limit is still reached, just sooner), and
+// the fuzzer's goal of millions of runs needs each run short. run-c.sh adds -malloc_limit_mb so that any single
+// allocation above the memory limit (a hole in it) is reported as a crash.
+
+#include "CNSE.h"
+#include "cnse_checkers.h"
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+/// The limits every run uses: a quarter megapixel keeps one run of the sanitized, instrumented decoders in
+/// milliseconds; max_scans keeps nse's default so that limit is reached as nse sets it.
+static const cnse_image_limits nse_fuzz_limits = {
+    .max_pixels = 250000,
+    .max_memory = 4 * 1024 * 1024,
+    .max_pixel_work = 1000000,
+    .max_frames = 1000,
+    .max_scans = 500,
+};
+
+typedef cnse_image_status (*nse_fuzz_checker)(FILE *file, const cnse_image_limits *limits, cnse_image_report *report);
+
+static inline int nse_fuzz_run(nse_fuzz_checker checker, const uint8_t *data, size_t size) {
+    // glibc's fmemopen refuses a zero-length buffer; an empty file teaches nothing anyway.
+    if (size == 0) {
+        return 0;
+    }
+    FILE *file = fmemopen((void *)data, size, "r");
+    if (file == NULL) {
+        return 0;
+    }
+    cnse_image_report report;
+    cnse_image_status status = checker(file, &nse_fuzz_limits, &report);
+    fclose(file);
+    // The report's promises, checked on every run: a terminated message, a status from the enum, and limit
+    // figures only with a limit status.
+    int terminated = 0;
+    for (size_t i = 0; i < sizeof(report.message); i++) {
+        if (report.message[i] == '\0') {
+            terminated = 1;
+            break;
+        }
+    }
+    if (!terminated || status > CNSE_IMAGE_OVER_SCAN_LIMIT ||
+        (status >= CNSE_IMAGE_OVER_MEMORY_LIMIT && report.needed <= report.limit)) {
+        __builtin_trap();
+    }
+    return 0;
+}
+
+#endif

@@ -1,0 +1,16 @@
+#ifndef CNSE_CHECKERS_H
+#define CNSE_CHECKERS_H
+
+// The three checkers over an open stream instead of a path. Why: the libFuzzer targets (Fuzz/c) feed each input
+// through fmemopen, so millions of runs touch no disk; the public path functions open the file and call these.
+// Kept out of include/ because Swift has no use for them. The caller keeps ownership of `file`.
+
+#include "CNSE.h"
+
+#include <stdio.h>
+
+cnse_image_status cnse_png_check_stream(FILE *file, const cnse_image_limits *limits, cnse_image_report *report);
+cnse_image_status cnse_jpeg_check_stream(FILE *file, const cnse_image_limits *limits, cnse_image_report *report);
+cnse_image_status cnse_gif_check_stream(FILE *file, const cnse_image_limits *limits, cnse_image_report *report);
+
+#endif

@@ -1,0 +1,145 @@
+import Foundation
+import NSEKit
+
+/// Keeps one push from stopping a batch, even through a crash of nse itself.
+///
+/// `nse batch` runs the batch in a worker process (the same executable, with `--worker-journal`) and watches it.
+/// The worker journals each push as it starts and finishes. If the worker dies of a signal (a trap, a segfault,
+/// the kernel's OOM killer), the pushes it had started and not finished are the suspects: each is re-run alone
+/// until the one that crashes is found, and the batch runs again with that push reported as `internal.crash`
+/// instead of processed. Results, report.json and JUnit then cover every push, as if nothing had happened.
+/// With no crash, the cost is one process start and two small writes per push.
+enum BatchSupervisor {
+    /// Runs the worker to the end and returns the exit status `nse batch` should have.
+    /// - Parameter inputs: the pushes as the worker will discover them, in the same order (for naming suspects).
+    static func run(arguments: [String], inputs: [BatchInput]) -> Int32 {
+        let journal = FileManager.default.temporaryDirectory.appendingPathComponent("nse-journal-\(getpid())-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: journal) }
+        let relay = SignalRelay()
+        defer { relay.stop() }
+        var crashed: [Int: String] = [:]
+
+        while true {
+            try? FileManager.default.removeItem(at: journal)
+            let extra = ["--worker-journal", journal.path] + crashed.sorted { $0.key < $1.key }.flatMap { ["--worker-crashed", "\($0.key):\($0.value)"] }
+            let ending = runWorker(arguments + extra, relay: relay)
+            guard case .signal(let number) = ending, number != SIGINT, number != SIGTERM else {
+                return ending.status
+            }
+            let suspects = CrashJournal.unfinished(in: journal).filter { crashed[$0] == nil && inputs.indices.contains($0) }
+            guard !suspects.isEmpty else {
+                say("nse: the batch crashed (\(signalName(number))) outside the work on any one push; the results saved so far stay.")
+                return 128 + number
+            }
+            let names = suspects.map { inputs[$0].displayPath }.joined(separator: ", ")
+            say("nse: the batch crashed (\(signalName(number))) while processing \(names); finding the push that causes it.")
+            // Each suspect alone, all at once, without results: only whether it crashes matters here.
+            let alone = runWorkers(suspects.map { arguments + ["--worker-journal", "/dev/null", "--worker-only", String($0), "--jobs", "1"] }, relay: relay)
+            var found = false
+            for (suspect, ending) in zip(suspects, alone) {
+                if case .signal(let again) = ending, again != SIGINT, again != SIGTERM {
+                    crashed[suspect] = signalName(again)
+                    found = true
+                    say("nse: \(inputs[suspect].displayPath) crashes nse (\(signalName(again))): reported as internal.crash; running the batch again without it.")
+                }
+            }
+            if !found {
+                // Nothing crashes alone (pushes that crash only together): none of them can be trusted to run.
+                for suspect in suspects { crashed[suspect] = signalName(number) }
+                say("nse: no push crashes alone; reporting \(names) as internal.crash and running the batch again without them.")
+            }
+        }
+    }
+
+    private enum Ending {
+        case exit(Int32)
+        case signal(Int32)
+
+        var status: Int32 {
+            switch self {
+            case .exit(let status): status
+            case .signal(let number): 128 + number
+            }
+        }
+    }
+
+    private static func runWorker(_ arguments: [String], relay: SignalRelay) -> Ending {
+        runWorkers([arguments], relay: relay, quiet: false)[0]
+    }
+
+    /// Runs workers side by side and waits for all of them; quiet ones print nothing.
+    private static func runWorkers(_ argumentLists: [[String]], relay: SignalRelay, quiet: Bool = true) -> [Ending] {
+        var processes: [Process?] = []
+        for arguments in argumentLists {
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
+            process.arguments = arguments
+            if quiet {
+                process.standardOutput = FileHandle.nullDevice
+                process.standardError = FileHandle.nullDevice
+            }
+            do {
+                try process.run()
+                processes.append(process)
+            } catch {
+                say("nse: cannot start the batch worker: \(error.localizedDescription)")
+                processes.append(nil)
+            }
+        }
+        relay.forward(to: processes.compactMap { $0?.processIdentifier })
+        defer { relay.forward(to: []) }
+        return processes.map { process in
+            guard let process else { return .exit(2) }
+            process.waitUntilExit()
+            return process.terminationReason == .uncaughtSignal ? .signal(process.terminationStatus) : .exit(process.terminationStatus)
+        }
+    }
+
+    private static func say(_ line: String) {
+        FileHandle.standardError.write(Data((line + "\n").utf8))
+    }
+
+    static func signalName(_ number: Int32) -> String {
+        switch number {
+        case SIGILL: "SIGILL"
+        case SIGSEGV: "SIGSEGV"
+        case SIGBUS: "SIGBUS"
+        case SIGABRT: "SIGABRT"
+        case SIGFPE: "SIGFPE"
+        case SIGTRAP: "SIGTRAP"
+        case SIGKILL: "SIGKILL, perhaps the kernel's out-of-memory killer"
+        default: "signal \(number)"
+        }
+    }
+}
+
+/// Passes Ctrl-C and SIGTERM on to the worker, which stops cleanly and exits 130 or 143 with complete results.
+/// The worker has a process group of its own (Foundation's Process makes one), so a terminal's Ctrl-C reaches
+/// only this process and the worker hears it once.
+private final class SignalRelay: @unchecked Sendable {
+    // `lock` guards `children`; the dispatch sources read it from their queue.
+    private let lock = NSLock()
+    private var children: [pid_t] = []
+    private var sources: [any DispatchSourceSignal] = []
+
+    init() {
+        for number in [SIGINT, SIGTERM] {
+            signal(number, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+            source.setEventHandler { [weak self] in
+                guard let self else { return }
+                for child in self.lock.withLock({ self.children }) { kill(child, number) }
+            }
+            source.resume()
+            sources.append(source)
+        }
+    }
+
+    func forward(to pids: [pid_t]) {
+        lock.withLock { children = pids }
+    }
+
+    func stop() {
+        for source in sources { source.cancel() }
+    }
+}
