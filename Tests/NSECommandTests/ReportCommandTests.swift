@@ -98,10 +98,16 @@ struct ReportCommandTests {
 
     @Test(.timeLimit(.minutes(1)))
     func batchChecksAndroidWithPlatform() async throws {
-        let run = try await runNSE(["batch", "samples/payloads/fcm-v1-android-image.json", "--media", "samples/media", "--platform", "both", "--format", "json"])
+        let folder = try ScratchFile("unused.txt", "")
+        let html = folder.folder.appendingPathComponent("android.html")
+        let run = try await runNSE(["batch", "samples/payloads/fcm-v1-android-image.json", "--media", "samples/media", "--platform", "both", "--format", "json", "--html", html.path])
         #expect(run.status == 0, "\(run.stderr)")
         let object = try #require(try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [String: Any])
         let android = try #require(object["android"] as? [String: Any])
         #expect(android["imageShown"] as? Bool == true)
+        let page = try String(contentsOf: html, encoding: .utf8)
+        #expect(page.contains("<p class=\"android\">Android: the notification &quot;Spring collection&quot; shows its image.</p>"))
+        let ios = try await runNSE(["batch", "samples/payloads/fcm-v1-android-image.json", "--media", "samples/media", "--format", "json"])
+        #expect(!ios.stdout.contains("\"android\""), "without --platform only iOS is checked")
     }
 }

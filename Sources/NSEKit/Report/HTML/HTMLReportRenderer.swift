@@ -101,7 +101,11 @@ public struct HTMLReportRenderer: Sendable {
         if let content = result.content {
             html += notification(content, card: card)
         } else {
-            html += "<div class=\"nothing\">Nothing reaches the phone.</div>\n"
+            let words = result.outcome == .notEmulated ? "The iOS side was not emulated." : "Nothing reaches the phone."
+            html += "<div class=\"nothing\">\(words)</div>\n"
+        }
+        if let android = result.android {
+            html += "<p class=\"android\">\(escape(Self.androidWords(android)))</p>\n"
         }
         html += findings(result.allDiagnostics)
         html += "</article>\n"
@@ -184,6 +188,15 @@ public struct HTMLReportRenderer: Sendable {
         }
     }
 
+    /// The Android side (`--platform android|both`) in a sentence; its findings are listed with the others.
+    static func androidWords(_ android: AndroidResult) -> String {
+        if android.diagnostics.contains(where: { $0.code == .androidNotFCM }) { return "Android: not applicable (an APNs payload)." }
+        guard let notification = android.notification else { return "Android: a data-only message, no notification is shown." }
+        let title = notification["title"]?.stringValue.map { " \"\($0)\"" } ?? ""
+        if android.imageShown { return "Android: the notification\(title) shows its image." }
+        return android.imageURL == nil ? "Android: the notification\(title) is shown (no image asked for)." : "Android: the notification\(title) is shown WITHOUT its image."
+    }
+
     private static func number(_ value: Double) -> String {
         String(format: "%g", value)
     }
@@ -244,6 +257,7 @@ public struct HTMLReportRenderer: Sendable {
         .expanded{padding:0;overflow:hidden}.expanded .text{padding:10px 12px}
         .full{display:block;width:100%;height:auto;max-height:420px;object-fit:contain;background:rgba(127,127,127,.15)}
         .image-note{font-size:12px;color:var(--muted);margin:6px 2px}
+        .android{font-size:13px;margin:8px 2px 0}
         .nothing{border:2px dashed var(--line);border-radius:20px;padding:18px;text-align:center;color:var(--muted)}
         .findings{list-style:none;padding:0;margin:10px 0 0;font-size:13px}
         .findings li{padding:6px 0;border-top:1px solid var(--line)}
