@@ -19,11 +19,6 @@
 #include <jerror.h>
 #include <png.h>
 
-/// As in the checkers: more scans than this is treated as hostile (each scan walks the whole image again).
-#define CNSE_THUMB_MAX_SCANS 500
-/// As in the checkers: more frames than this is treated as hostile.
-#define CNSE_THUMB_MAX_FRAMES 10000
-#define CNSE_THUMB_MEMORY_SLACK ((uint64_t)64 * 1024 * 1024)
 /// An encoded preview never grows past this, whatever max_bytes says (the PNG writer's buffer bound).
 #define CNSE_THUMB_ENCODED_MAX ((size_t)16 * 1024 * 1024)
 
@@ -172,13 +167,22 @@ typedef struct {
     struct jpeg_progress_mgr progress;
     jmp_buf jump;
     cnse_thumbnail_result *result;
+    const cnse_image_limits *limits;
+    /// The cnse_image_status to return after the jump.
+    int status;
 } cnse_thumb_jpeg_error;
 
 static void cnse_thumb_jpeg_error_exit(j_common_ptr cinfo) {
     cnse_thumb_jpeg_error *error = (cnse_thumb_jpeg_error *)cinfo->err;
-    char text[JMSG_LENGTH_MAX];
-    (*cinfo->err->format_message)(cinfo, text);
-    cnse_thumb_say(error->result, "%s", text);
+    if (cinfo->err->msg_code == JERR_NO_BACKING_STORE) {
+        cnse_thumb_say(error->result, "the JPEG needs more than %ld bytes to decode", cinfo->mem->max_memory_to_use);
+        error->status = CNSE_IMAGE_OVER_MEMORY_LIMIT;
+    } else {
+        char text[JMSG_LENGTH_MAX];
+        (*cinfo->err->format_message)(cinfo, text);
+        cnse_thumb_say(error->result, "%s", text);
+        error->status = CNSE_IMAGE_CORRUPT;
+    }
     longjmp(error->jump, 1);
 }
 
@@ -188,17 +192,31 @@ static void cnse_thumb_jpeg_quiet(j_common_ptr cinfo, int level) {
     (void)level;
 }
 
+/// Stops a JPEG past the scan limit, or whose scans add up to more pixel work than allowed.
 static void cnse_thumb_jpeg_progress(j_common_ptr cinfo) {
-    if (cinfo->is_decompressor && ((j_decompress_ptr)cinfo)->input_scan_number > CNSE_THUMB_MAX_SCANS) {
-        cnse_thumb_jpeg_error *error = (cnse_thumb_jpeg_error *)cinfo->err;
-        cnse_thumb_say(error->result, "the JPEG has more than %d scans", CNSE_THUMB_MAX_SCANS);
+    if (!cinfo->is_decompressor) {
+        return;
+    }
+    j_decompress_ptr decompress = (j_decompress_ptr)cinfo;
+    cnse_thumb_jpeg_error *error = (cnse_thumb_jpeg_error *)cinfo->err;
+    uint64_t scans = decompress->input_scan_number > 0 ? (uint64_t)decompress->input_scan_number : 0;
+    uint64_t pixels = (uint64_t)decompress->image_width * decompress->image_height;
+    if (scans > error->limits->max_scans) {
+        cnse_thumb_say(error->result, "the JPEG has more than %u scans", error->limits->max_scans);
+        error->status = CNSE_IMAGE_OVER_SCAN_LIMIT;
+        longjmp(error->jump, 1);
+    }
+    if (pixels > 0 && scans > error->limits->max_pixel_work / pixels) {
+        cnse_thumb_say(error->result, "the JPEG's scans add up to more than %llu pixels of work",
+                       (unsigned long long)error->limits->max_pixel_work);
+        error->status = CNSE_IMAGE_OVER_WORK_LIMIT;
         longjmp(error->jump, 1);
     }
 }
 
 /// Decodes at the smallest 1/1..1/8 scale that still gives at least one pixel per output pixel.
-static int cnse_thumb_jpeg(FILE *file, const cnse_thumbnail_request *request, cnse_thumbnail_result *result,
-                           cnse_cells *cells) {
+static int cnse_thumb_jpeg(FILE *file, const cnse_image_limits *limits, const cnse_thumbnail_request *request,
+                           cnse_thumbnail_result *result, cnse_cells *cells) {
     struct jpeg_decompress_struct cinfo;
     memset(&cinfo, 0, sizeof(cinfo));
     cnse_thumb_jpeg_error error;
@@ -206,6 +224,8 @@ static int cnse_thumb_jpeg(FILE *file, const cnse_thumbnail_request *request, cn
     error.base.error_exit = cnse_thumb_jpeg_error_exit;
     error.base.emit_message = cnse_thumb_jpeg_quiet;
     error.result = result;
+    error.limits = limits;
+    error.status = CNSE_IMAGE_CORRUPT;
     // Changed after setjmp and read after longjmp, hence volatile.
     JSAMPROW volatile row = NULL;
     uint8_t *volatile rgba = NULL;
@@ -214,7 +234,7 @@ static int cnse_thumb_jpeg(FILE *file, const cnse_thumbnail_request *request, cn
         free(row);
         free(rgba);
         jpeg_destroy_decompress(&cinfo);
-        return 1;
+        return error.status;
     }
     jpeg_create_decompress(&cinfo);
     error.progress.progress_monitor = cnse_thumb_jpeg_progress;
@@ -224,16 +244,15 @@ static int cnse_thumb_jpeg(FILE *file, const cnse_thumbnail_request *request, cn
     result->source_width = cinfo.image_width;
     result->source_height = cinfo.image_height;
     uint64_t pixels = (uint64_t)cinfo.image_width * cinfo.image_height;
-    if (pixels > request->max_pixels || pixels == 0) {
+    if (pixels > limits->max_pixels || pixels == 0) {
         cnse_thumb_say(result, "%u x %u pixels is over the limit of %llu", cinfo.image_width, cinfo.image_height,
-                       (unsigned long long)request->max_pixels);
+                       (unsigned long long)limits->max_pixels);
         jpeg_destroy_decompress(&cinfo);
-        return 2;
+        return CNSE_IMAGE_TOO_MANY_PIXELS;
     }
-    uint64_t memory_limit = request->max_pixels > (UINT64_MAX - CNSE_THUMB_MEMORY_SLACK) / 8
-                                ? UINT64_MAX
-                                : request->max_pixels * 8 + CNSE_THUMB_MEMORY_SLACK;
-    cinfo.mem->max_memory_to_use = memory_limit > (uint64_t)LONG_MAX ? LONG_MAX : (long)memory_limit;
+    // The checkers' memory limit: a progressive JPEG's whole-image coefficient buffer is kept at full size
+    // whatever the scale, so it is what this bounds.
+    cinfo.mem->max_memory_to_use = limits->max_memory > (uint64_t)LONG_MAX ? LONG_MAX : (long)limits->max_memory;
 
     uint32_t x0, y0, rw, rh, ow, oh;
     cnse_region(request, cinfo.image_width, cinfo.image_height, &x0, &y0, &rw, &rh);
@@ -345,8 +364,8 @@ static void cnse_thumb_png_warning(png_structp png, png_const_charp message) {
 /// Metadata chunks skipped unread (as the checker does), so a hostile tEXt or zTXt costs no memory.
 static const png_byte cnse_thumb_png_ignored[] = "tEXt\0zTXt\0iTXt\0sPLT\0eXIf\0pCAL\0sCAL";
 
-static int cnse_thumb_png(FILE *file, const cnse_thumbnail_request *request, cnse_thumbnail_result *result,
-                          cnse_cells *cells) {
+static int cnse_thumb_png(FILE *file, const cnse_image_limits *limits, const cnse_thumbnail_request *request,
+                          cnse_thumbnail_result *result, cnse_cells *cells) {
     cnse_thumb_png_context context;
     context.result = result;
     png_structp png = png_create_read_struct(PNG_LIBPNG_VER_STRING, &context, cnse_thumb_png_error,
@@ -371,11 +390,18 @@ static int cnse_thumb_png(FILE *file, const cnse_thumbnail_request *request, cns
     result->source_width = width;
     result->source_height = height;
     uint64_t pixels = (uint64_t)width * height;
-    if (pixels > request->max_pixels || pixels == 0) {
+    if (pixels > limits->max_pixels || pixels == 0) {
         cnse_thumb_say(result, "%u x %u pixels is over the limit of %llu", width, height,
-                       (unsigned long long)request->max_pixels);
+                       (unsigned long long)limits->max_pixels);
         png_destroy_read_struct(&png, &info, NULL);
-        return 2;
+        return CNSE_IMAGE_TOO_MANY_PIXELS;
+    }
+    // Three RGBA rows (ours and libpng's two) must fit the checkers' memory limit, as in the PNG check.
+    if ((uint64_t)width * 4 * 3 > limits->max_memory) {
+        cnse_thumb_say(result, "rows of %u pixels need more than %llu bytes", width,
+                       (unsigned long long)limits->max_memory);
+        png_destroy_read_struct(&png, &info, NULL);
+        return CNSE_IMAGE_OVER_MEMORY_LIMIT;
     }
     png_set_expand(png);
     png_set_strip_16(png);
@@ -458,8 +484,8 @@ static double cnse_cell_pixels(const cnse_cells *cells, uint32_t ox, uint32_t oy
     return (double)(columns * rows);
 }
 
-static int cnse_thumb_gif(FILE *file, const cnse_thumbnail_request *request, cnse_thumbnail_result *result,
-                          uint8_t **output, uint32_t *out_width, uint32_t *out_height) {
+static int cnse_thumb_gif(FILE *file, const cnse_image_limits *limits, const cnse_thumbnail_request *request,
+                          cnse_thumbnail_result *result, uint8_t **output, uint32_t *out_width, uint32_t *out_height) {
     int error = 0;
     GifFileType *gif = DGifOpen(file, cnse_thumb_gif_read, &error);
     if (gif == NULL) {
@@ -470,11 +496,11 @@ static int cnse_thumb_gif(FILE *file, const cnse_thumbnail_request *request, cns
     result->source_width = width;
     result->source_height = height;
     uint64_t pixels = (uint64_t)width * height;
-    if (pixels > request->max_pixels || pixels == 0) {
+    if (pixels > limits->max_pixels || pixels == 0) {
         cnse_thumb_say(result, "%u x %u pixels is over the limit of %llu", width, height,
-                       (unsigned long long)request->max_pixels);
+                       (unsigned long long)limits->max_pixels);
         DGifCloseFile(gif, &error);
-        return 2;
+        return CNSE_IMAGE_TOO_MANY_PIXELS;
     }
     uint32_t x0, y0, rw, rh, ow, oh;
     cnse_region(request, width, height, &x0, &y0, &rw, &rh);
@@ -497,6 +523,7 @@ static int cnse_thumb_gif(FILE *file, const cnse_thumbnail_request *request, cns
     int disposal = 0, transparent = -1;
     int pending_disposal = 0;
     uint32_t frame = 0;
+    uint64_t work = 0;
     int shown = 0;
     for (;;) {
         GifRecordType record;
@@ -534,7 +561,12 @@ static int cnse_thumb_gif(FILE *file, const cnse_thumbnail_request *request, cns
             status = 1;
             break;
         }
-        if (frame >= CNSE_THUMB_MAX_FRAMES || DGifGetImageDesc(gif) == GIF_ERROR) {
+        if (frame >= limits->max_frames) {
+            cnse_thumb_say(result, "the GIF has more than %u frames", limits->max_frames);
+            status = CNSE_IMAGE_OVER_FRAME_LIMIT;
+            break;
+        }
+        if (DGifGetImageDesc(gif) == GIF_ERROR) {
             status = 1;
             break;
         }
@@ -544,9 +576,16 @@ static int cnse_thumb_gif(FILE *file, const cnse_thumbnail_request *request, cns
         gif->ImageCount = 0;
         uint32_t left = (uint32_t)gif->Image.Left, top = (uint32_t)gif->Image.Top;
         uint32_t fw = (uint32_t)gif->Image.Width, fh = (uint32_t)gif->Image.Height;
-        if ((uint64_t)fw * fh > request->max_pixels || fw == 0 || fh == 0) {
+        if ((uint64_t)fw * fh > limits->max_pixels || fw == 0 || fh == 0) {
             cnse_thumb_say(result, "frame %u is %u x %u pixels", frame + 1, fw, fh);
-            status = (uint64_t)fw * fh > request->max_pixels ? 2 : 1;
+            status = (uint64_t)fw * fh > limits->max_pixels ? CNSE_IMAGE_TOO_MANY_PIXELS : CNSE_IMAGE_CORRUPT;
+            break;
+        }
+        work += (uint64_t)fw * fh;
+        if (work > limits->max_pixel_work) {
+            cnse_thumb_say(result, "the GIF's frames add up to more than %llu pixels of work",
+                           (unsigned long long)limits->max_pixel_work);
+            status = CNSE_IMAGE_OVER_WORK_LIMIT;
             break;
         }
         free(line);
@@ -841,8 +880,8 @@ static int cnse_encode(const uint8_t *rgba, uint32_t width, uint32_t height, siz
 
 // MARK: Entry points
 
-int cnse_thumbnail_pixels(const char *path, cnse_thumbnail_format format, const cnse_thumbnail_request *request,
-                          cnse_thumbnail_result *result, uint8_t **rgba) {
+int cnse_thumbnail_pixels(const char *path, cnse_thumbnail_format format, const cnse_image_limits *limits,
+                          const cnse_thumbnail_request *request, cnse_thumbnail_result *result, uint8_t **rgba) {
     memset(result, 0, sizeof(*result));
     *rgba = NULL;
     FILE *file = fopen(path, "rb");
@@ -854,12 +893,12 @@ int cnse_thumbnail_pixels(const char *path, cnse_thumbnail_format format, const 
     uint32_t width = 0, height = 0;
     int status;
     if (format == CNSE_THUMBNAIL_GIF) {
-        status = cnse_thumb_gif(file, request, result, &pixels, &width, &height);
+        status = cnse_thumb_gif(file, limits, request, result, &pixels, &width, &height);
     } else {
         cnse_cells cells;
         memset(&cells, 0, sizeof(cells));
-        status = format == CNSE_THUMBNAIL_JPEG ? cnse_thumb_jpeg(file, request, result, &cells)
-               : format == CNSE_THUMBNAIL_PNG  ? cnse_thumb_png(file, request, result, &cells)
+        status = format == CNSE_THUMBNAIL_JPEG ? cnse_thumb_jpeg(file, limits, request, result, &cells)
+               : format == CNSE_THUMBNAIL_PNG  ? cnse_thumb_png(file, limits, request, result, &cells)
                                                : (cnse_thumb_say(result, "not an image format"), 1);
         if (status == 0) {
             width = cells.ow;
@@ -884,10 +923,10 @@ int cnse_thumbnail_pixels(const char *path, cnse_thumbnail_format format, const 
     return status;
 }
 
-int cnse_thumbnail_make(const char *path, cnse_thumbnail_format format, const cnse_thumbnail_request *request,
-                        cnse_thumbnail_result *result) {
+int cnse_thumbnail_make(const char *path, cnse_thumbnail_format format, const cnse_image_limits *limits,
+                        const cnse_thumbnail_request *request, cnse_thumbnail_result *result) {
     uint8_t *rgba = NULL;
-    int status = cnse_thumbnail_pixels(path, format, request, result, &rgba);
+    int status = cnse_thumbnail_pixels(path, format, limits, request, result, &rgba);
     if (status == 0) {
         status = cnse_encode(rgba, result->width, result->height, request->max_bytes, result);
     }

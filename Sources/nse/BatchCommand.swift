@@ -132,7 +132,7 @@ struct BatchCommand: AsyncParsableCommand {
         // A suspect re-run alone (--worker-only) writes no report: only whether it crashes matters.
         let html: HTMLReportWriter?
         do {
-            html = workerOnly == nil ? try report.htmlWriter(maxPixels: device.maxPixels) : nil
+            html = workerOnly == nil ? try report.htmlWriter(limits: device.profile.imageLimits) : nil
         } catch {
             throw Self.usageError("cannot start the HTML report: \(error.localizedDescription)")
         }

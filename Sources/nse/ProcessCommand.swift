@@ -48,7 +48,7 @@ struct ProcessCommand: AsyncParsableCommand {
         emulator.platform = platform
 
         let outDirectory = out.map { URL(fileURLWithPath: $0) }
-        let html = try report.htmlWriter(maxPixels: device.maxPixels)
+        let html = try report.htmlWriter(limits: device.profile.imageLimits)
         let workspace: ResultWorkspace?
         do {
             // The HTML report needs the attachments until their previews are made, even without --out.

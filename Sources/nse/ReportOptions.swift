@@ -14,8 +14,8 @@ struct ReportOptions: ParsableArguments {
     var strict = false
 
     /// The HTML report's writer when `--html` is given.
-    func htmlWriter(maxPixels: UInt64) throws -> HTMLReportWriter? {
+    func htmlWriter(limits: ImageDecodeLimits) throws -> HTMLReportWriter? {
         guard html != nil else { return nil }
-        return try HTMLReportWriter(renderer: HTMLReportRenderer(appName: appName), maxPixels: maxPixels, strict: strict)
+        return try HTMLReportWriter(renderer: HTMLReportRenderer(appName: appName), limits: limits, strict: strict)
     }
 }

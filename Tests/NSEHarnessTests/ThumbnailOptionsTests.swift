@@ -37,7 +37,7 @@ struct ThumbnailOptionsTests {
         let json = JSONResultRenderer().render(delivered.result)
         #expect(json.contains(#""thumbnail" : {"#) && json.contains(#""time" : 2"#))
 
-        let card = ReportCard.make(CompletedPush(index: 0, staged: delivered.result, kept: true), maxPixels: 100_000_000, strict: false)
+        let card = ReportCard.make(CompletedPush(index: 0, staged: delivered.result, kept: true), limits: ImageDecodeLimits(), strict: false)
         let thumbnail = try #require(card.thumbnail)
         #expect((thumbnail.width, thumbnail.height, thumbnail.frame) == (32, 64, 2), "the right half of frame 3")
         let image = try #require(card.image)
@@ -50,7 +50,7 @@ struct ThumbnailOptionsTests {
         let (delivered, folder) = try await run(options: #", "hidden": true"#)
         defer { try? FileManager.default.removeItem(at: folder) }
         #expect(delivered.result.content?.attachments.first?.thumbnail == ThumbnailOptions(hidden: true))
-        let card = ReportCard.make(CompletedPush(index: 0, staged: delivered.result, kept: true), maxPixels: 100_000_000, strict: false)
+        let card = ReportCard.make(CompletedPush(index: 0, staged: delivered.result, kept: true), limits: ImageDecodeLimits(), strict: false)
         let html = HTMLReportRenderer().card(card)
         #expect(!html.contains("<img class=\"thumb\""))
         #expect(html.contains("<img class=\"full\""))

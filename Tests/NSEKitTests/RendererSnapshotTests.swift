@@ -47,7 +47,7 @@ struct RendererSnapshotTests {
             // The card is made while the attachment still exists, as the HTML writer does.
             var pinned = push
             pinned.result.timings = pinned.result.timings.mapValues { _ in 1 }
-            let card = ReportCard.make(pinned, maxPixels: 100_000_000, strict: false)
+            let card = ReportCard.make(pinned, limits: ImageDecodeLimits(), strict: false)
             collected.withLock { $0.append((push.index, pinned.result, card)) }
         }
         let report = try await runner.run(inputs)

@@ -22,24 +22,25 @@ struct ThumbnailTests {
     }
 
     static func request(
-        maxWidth: UInt32 = 240, maxHeight: UInt32 = 360, clip: (Double, Double, Double, Double)? = nil, frame: UInt32 = 0,
-        maxPixels: UInt64 = 100_000_000
+        maxWidth: UInt32 = 240, maxHeight: UInt32 = 360, clip: (Double, Double, Double, Double)? = nil, frame: UInt32 = 0
     ) -> cnse_thumbnail_request {
         var request = cnse_thumbnail_request()
         request.max_width = maxWidth
         request.max_height = maxHeight
-        request.max_pixels = maxPixels
         request.max_bytes = 60_000
         request.frame = frame
         if let clip { (request.clip_x, request.clip_y, request.clip_width, request.clip_height) = clip }
         return request
     }
 
-    static func pixels(_ file: URL, _ format: cnse_thumbnail_format, _ request: cnse_thumbnail_request) -> Pixels {
+    static func pixels(
+        _ file: URL, _ format: cnse_thumbnail_format, _ request: cnse_thumbnail_request, limits: ImageDecodeLimits = ImageDecodeLimits()
+    ) -> Pixels {
         var request = request
+        var cLimits = limits.cLimits
         var result = cnse_thumbnail_result()
         var rgba: UnsafeMutablePointer<UInt8>?
-        let status = file.path.withCString { cnse_thumbnail_pixels($0, format, &request, &result, &rgba) }
+        let status = file.path.withCString { cnse_thumbnail_pixels($0, format, &cLimits, &request, &result, &rgba) }
         defer { cnse_thumbnail_free_pixels(rgba) }
         let count = Int(result.width) * Int(result.height) * 4
         let message = withUnsafeBytes(of: result.message) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
@@ -114,10 +115,40 @@ struct ThumbnailTests {
         let jpeg = try Self.write(folder, "big.jpg") { cimagefixtures_write_jpeg($0, 400, 300, 80, 0, 1) }
         let gif = try Self.write(folder, "big.gif") { cimagefixtures_write_gif($0, 400, 300, 1, 1) }
         for (file, format) in [(png, CNSE_THUMBNAIL_PNG), (jpeg, CNSE_THUMBNAIL_JPEG), (gif, CNSE_THUMBNAIL_GIF)] {
-            let refused = Self.pixels(file, format, Self.request(maxPixels: 100_000))
+            var limits = ImageDecodeLimits()
+            limits.maxPixels = 100_000
+            let refused = Self.pixels(file, format, Self.request(), limits: limits)
             #expect(refused.status == 2, "\(file.lastPathComponent): \(refused.message)")
             #expect(refused.rgba.isEmpty)
         }
+    }
+
+    @Test func previewsKeepToTheImageChecksLimits() throws {
+        let folder = try TemporaryFolder()
+        // A progressive JPEG keeps a whole-image coefficient buffer (about 2 bytes per sample) however small the preview.
+        let progressive = try Self.write(folder, "p.jpg") { cimagefixtures_write_jpeg($0, 2000, 2000, 90, 1, 1) }
+        let animation = try Self.write(folder, "a.gif") { cimagefixtures_write_gif($0, 100, 100, 5, 1) }
+        var memory = ImageDecodeLimits()
+        memory.maxMemory = 2 * 1_048_576
+        var scans = ImageDecodeLimits()
+        scans.maxScans = 3
+        var frames = ImageDecodeLimits()
+        frames.maxFrames = 2
+        var work = ImageDecodeLimits()
+        work.maxPixelWork = 25_000
+        let cases: [(URL, cnse_thumbnail_format, ImageDecodeLimits, cnse_image_status)] = [
+            (progressive, CNSE_THUMBNAIL_JPEG, memory, CNSE_IMAGE_OVER_MEMORY_LIMIT),
+            (progressive, CNSE_THUMBNAIL_JPEG, scans, CNSE_IMAGE_OVER_SCAN_LIMIT),
+            (animation, CNSE_THUMBNAIL_GIF, frames, CNSE_IMAGE_OVER_FRAME_LIMIT),
+            (animation, CNSE_THUMBNAIL_GIF, work, CNSE_IMAGE_OVER_WORK_LIMIT),
+        ]
+        for (file, format, limits, expected) in cases {
+            // The last frame is asked for, so a GIF must get past the limit to show it.
+            let refused = Self.pixels(file, format, Self.request(frame: 99), limits: limits)
+            #expect(refused.status == Int32(expected.rawValue), "\(file.lastPathComponent): \(refused.message)")
+            #expect(refused.rgba.isEmpty && !refused.message.isEmpty)
+        }
+        #expect(Self.pixels(progressive, CNSE_THUMBNAIL_JPEG, Self.request()).status == 0, "within the default limits it draws")
     }
 
     @Test func damagedAndMissingFilesFailWithTheDecodersWords() throws {
@@ -141,8 +172,8 @@ struct ThumbnailTests {
         case .png: try Self.write(folder, "n.png") { cimagefixtures_write_png($0, 3000, 2000, 1, 11) }
         default: try Self.write(folder, "n.gif") { cimagefixtures_write_gif($0, 1000, 1000, 3, 11) }
         }
-        let expanded = try AttachmentPreview.make(file: file, format: format, size: .expanded, maxPixels: 100_000_000).get()
-        let thumbnail = try AttachmentPreview.make(file: file, format: format, clip: ClippingRect(x: 0.25, y: 0.25, width: 0.5, height: 0.5), size: .thumbnail, maxPixels: 100_000_000).get()
+        let expanded = try AttachmentPreview.make(file: file, format: format, size: .expanded, limits: ImageDecodeLimits()).get()
+        let thumbnail = try AttachmentPreview.make(file: file, format: format, clip: ClippingRect(x: 0.25, y: 0.25, width: 0.5, height: 0.5), size: .thumbnail, limits: ImageDecodeLimits()).get()
         #expect(expanded.width <= 240 && expanded.height <= 360)
         #expect(thumbnail.width <= 120 && thumbnail.height <= 120)
         #expect(expanded.data.count + thumbnail.data.count < 60_000)
@@ -154,7 +185,7 @@ struct ThumbnailTests {
         let folder = try TemporaryFolder()
         let file = folder.file("x.webp")
         try Data("RIFF\0\0\0\0WEBPVP8 ".utf8).write(to: file)
-        let result = AttachmentPreview.make(file: file, format: .webp, size: .expanded, maxPixels: 1000)
+        let result = AttachmentPreview.make(file: file, format: .webp, size: .expanded, limits: ImageDecodeLimits())
         #expect(throws: PreviewError.self) { try result.get() }
     }
 }

@@ -9,8 +9,6 @@
 #include <stdint.h>
 #include <curl/curl.h>
 
-#include "cnse_thumbnail.h"
-
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -105,5 +103,8 @@ cnse_image_status cnse_gif_check(const char *path, const cnse_image_limits *limi
 #ifdef __cplusplus
 }
 #endif
+
+// The HTML report's previews (uses cnse_image_limits above).
+#include "cnse_thumbnail.h"
 
 #endif

@@ -8,6 +8,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+// Included at the end of CNSE.h, after cnse_image_limits and cnse_image_status.
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -26,8 +28,6 @@ typedef struct {
     uint32_t frame;
     /// The largest output size; the image is scaled down (never up) to fit, keeping its aspect ratio.
     uint32_t max_width, max_height;
-    /// Refuse images (canvas or any frame) with more pixels than this, before allocating anything for pixels.
-    uint64_t max_pixels;
     /// The encoded preview's largest size in bytes: JPEG quality is lowered (and PNG turned into JPEG) to fit.
     size_t max_bytes;
 } cnse_thumbnail_request;
@@ -45,16 +45,17 @@ typedef struct {
     char message[256];
 } cnse_thumbnail_result;
 
-/// 0 on success; otherwise a cnse_image_status value (1 corrupt, 2 too many pixels, 3 I/O) with `message`.
-int cnse_thumbnail_make(const char *path, cnse_thumbnail_format format, const cnse_thumbnail_request *request,
-                        cnse_thumbnail_result *result);
+/// 0 on success; otherwise a cnse_image_status value with `message`. `limits` are the image checks' own
+/// (pixels, decoder memory, pixel work, frames, scans), so no preview costs more than validating the image.
+int cnse_thumbnail_make(const char *path, cnse_thumbnail_format format, const cnse_image_limits *limits,
+                        const cnse_thumbnail_request *request, cnse_thumbnail_result *result);
 
 void cnse_thumbnail_free(cnse_thumbnail_result *result);
 
 /// The preview's pixels before encoding: `*rgba` receives width x height straight-alpha RGBA bytes (sizes in
 /// `result`; `data` stays NULL), to release with cnse_thumbnail_free_pixels. Same status values as above.
-int cnse_thumbnail_pixels(const char *path, cnse_thumbnail_format format, const cnse_thumbnail_request *request,
-                          cnse_thumbnail_result *result, uint8_t **rgba);
+int cnse_thumbnail_pixels(const char *path, cnse_thumbnail_format format, const cnse_image_limits *limits,
+                          const cnse_thumbnail_request *request, cnse_thumbnail_result *result, uint8_t **rgba);
 
 void cnse_thumbnail_free_pixels(uint8_t *rgba);
 

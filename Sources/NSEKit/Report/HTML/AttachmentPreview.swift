@@ -28,9 +28,10 @@ public struct AttachmentPreview: Sendable, Hashable {
     }
 
     /// Makes a preview of `file` (a JPEG, PNG or GIF, told by its bytes), cut to `clip` and showing `frame`;
-    /// nil with the decoder's words when it cannot (another format, damage, more than `maxPixels`).
+    /// a failure with the decoder's words when it cannot (another format, damage, over one of `limits`: the
+    /// image checks' own, so a preview never costs more than validating the image).
     public static func make(
-        file: URL, format: MediaFormat, clip: ClippingRect? = nil, frame: Int = 0, size: Size, maxPixels: UInt64
+        file: URL, format: MediaFormat, clip: ClippingRect? = nil, frame: Int = 0, size: Size, limits: ImageDecodeLimits
     ) -> Result<AttachmentPreview, PreviewError> {
         let kind: cnse_thumbnail_format
         switch format {
@@ -46,10 +47,10 @@ public struct AttachmentPreview: Sendable, Hashable {
         request.frame = UInt32(clamping: max(0, frame))
         request.max_width = UInt32(clamping: size.maxWidth)
         request.max_height = UInt32(clamping: size.maxHeight)
-        request.max_pixels = maxPixels
         request.max_bytes = size.maxBytes
         var result = cnse_thumbnail_result()
-        let status = file.path.withCString { cnse_thumbnail_make($0, kind, &request, &result) }
+        var cLimits = limits.cLimits
+        let status = file.path.withCString { cnse_thumbnail_make($0, kind, &cLimits, &request, &result) }
         defer { cnse_thumbnail_free(&result) }
         guard status == 0, let bytes = result.data, result.size > 0 else {
             let message = withUnsafeBytes(of: result.message) { raw in String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self) }

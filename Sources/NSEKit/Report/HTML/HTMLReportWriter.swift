@@ -17,16 +17,17 @@ public final class HTMLReportWriter: Sendable {
     }
 
     public let renderer: HTMLReportRenderer
-    private let maxPixels: UInt64
+    private let limits: ImageDecodeLimits
     private let strict: Bool
     private let spool: ResultSpool
     private let spoolFile: URL
     private let state = Mutex(State())
 
     /// The spool lives in the system's temporary folder until `write` or deinit.
-    public init(renderer: HTMLReportRenderer, maxPixels: UInt64, strict: Bool) throws {
+    /// `limits`: the image checks' (`DeviceProfile.imageLimits`), which every preview's decoding keeps to.
+    public init(renderer: HTMLReportRenderer, limits: ImageDecodeLimits, strict: Bool) throws {
         self.renderer = renderer
-        self.maxPixels = maxPixels
+        self.limits = limits
         self.strict = strict
         spoolFile = FileManager.default.temporaryDirectory.appendingPathComponent("nse-html-\(getpid())-\(UUID().uuidString).spool")
         spool = try ResultSpool(file: spoolFile)
@@ -39,8 +40,8 @@ public final class HTMLReportWriter: Sendable {
 
     /// Renders the push's card (decoding its image on a thread of its own) and spools it.
     public func add(_ push: CompletedPush) async {
-        let (maxPixels, strict, renderer) = (maxPixels, strict, renderer)
-        let card = await onOwnThread("nse.preview") { ReportCard.make(push, maxPixels: maxPixels, strict: strict) }
+        let (limits, strict, renderer) = (limits, strict, renderer)
+        let card = await onOwnThread("nse.preview") { ReportCard.make(push, limits: limits, strict: strict) }
         let html = renderer.card(card)
         // A card that cannot be spooled (disk full) is left out; `write` would fail on the same disk anyway.
         guard let span = try? spool.append(Data(html.utf8)) else { return }

@@ -27,7 +27,7 @@ public struct ReportCard: Sendable {
 
     /// Decodes the first attachment (the one the notification shows) into its previews. Blocking work: call it
     /// off the cooperative pool.
-    public static func make(_ push: CompletedPush, maxPixels: UInt64, strict: Bool) -> ReportCard {
+    public static func make(_ push: CompletedPush, limits: ImageDecodeLimits, strict: Bool) -> ReportCard {
         var card = ReportCard(result: push.result, exitStatus: push.result.exitStatus(strict: strict))
         guard let attachment = push.result.content?.attachments.first else { return card }
         guard let file = push.attachmentFiles.first ?? nil else {
@@ -36,7 +36,7 @@ public struct ReportCard: Sendable {
         }
         let format = sniff(file)
         let options = attachment.thumbnail ?? ThumbnailOptions()
-        switch AttachmentPreview.make(file: file, format: format, size: .expanded, maxPixels: maxPixels) {
+        switch AttachmentPreview.make(file: file, format: format, size: .expanded, limits: limits) {
         case .success(let preview): card.image = preview
         case .failure(let problem):
             card.previewProblem = problem.message
@@ -44,7 +44,7 @@ public struct ReportCard: Sendable {
         }
         if options.hidden != true {
             let clip = options.clippingRect
-            let thumbnail = AttachmentPreview.make(file: file, format: format, clip: clip, frame: options.frame, size: .thumbnail, maxPixels: maxPixels)
+            let thumbnail = AttachmentPreview.make(file: file, format: format, clip: clip, frame: options.frame, size: .thumbnail, limits: limits)
             card.thumbnail = try? thumbnail.get()
         }
         return card
