@@ -14,7 +14,13 @@ public final class HTMLReportWriter: Sendable {
     private struct State {
         var cards: [Spooled] = []
         var codes: Set<String> = []
+        /// Previews made lately, by file and thumbnail options: a campaign's pushes often share one image.
+        var previews: [ReportCard.Previews.Key: ReportCard.Previews] = [:]
+        var previewOrder: [ReportCard.Previews.Key] = []
     }
+
+    /// Previews kept for reuse (each at most about 60 KB).
+    private static let previewsKept = 32
 
     public let renderer: HTMLReportRenderer
     private let limits: ImageDecodeLimits
@@ -38,16 +44,39 @@ public final class HTMLReportWriter: Sendable {
         try? FileManager.default.removeItem(at: spoolFile)
     }
 
-    /// Renders the push's card (decoding its image on a thread of its own) and spools it.
+    /// Renders the push's card (decoding its image on a thread of its own, unless a push before it had the same
+    /// image and thumbnail options) and spools it.
     public func add(_ push: CompletedPush) async {
         let (limits, strict, renderer) = (limits, strict, renderer)
-        let card = await onOwnThread("nse.preview") { ReportCard.make(push, limits: limits, strict: strict) }
+        var card = ReportCard(result: push.result, exitStatus: push.result.exitStatus(strict: strict))
+        if let attachment = push.result.content?.attachments.first {
+            let key = ReportCard.Previews.key(attachment)
+            if let key, let kept = state.withLock({ $0.previews[key] }) {
+                card.use(kept)
+            } else if let file = push.attachmentFiles.first ?? nil {
+                let previews = await onOwnThread("nse.preview") { ReportCard.Previews.make(attachment, file: file, limits: limits) }
+                card.use(previews)
+                if let key { keep(previews, for: key) }
+            } else {
+                card.previewProblem = "the attachment file was not kept"
+            }
+        }
         let html = renderer.card(card)
         // A card that cannot be spooled (disk full) is left out; `write` would fail on the same disk anyway.
         guard let span = try? spool.append(Data(html.utf8)) else { return }
         state.withLock { state in
             state.cards.append(Spooled(index: push.index, exitStatus: card.exitStatus, span: span))
             state.codes.formUnion(HTMLReportRenderer.codes(of: push.result))
+        }
+    }
+
+    private func keep(_ previews: ReportCard.Previews, for key: ReportCard.Previews.Key) {
+        state.withLock { state in
+            guard state.previews.updateValue(previews, forKey: key) == nil else { return }
+            state.previewOrder.append(key)
+            if state.previewOrder.count > Self.previewsKept {
+                state.previews[state.previewOrder.removeFirst()] = nil
+            }
         }
     }
 

@@ -34,20 +34,50 @@ public struct ReportCard: Sendable {
             card.previewProblem = "the attachment file was not kept"
             return card
         }
-        let format = sniff(file)
-        let options = attachment.thumbnail ?? ThumbnailOptions()
-        switch AttachmentPreview.make(file: file, format: format, size: .expanded, limits: limits) {
-        case .success(let preview): card.image = preview
-        case .failure(let problem):
-            card.previewProblem = problem.message
-            return card
-        }
-        if options.hidden != true {
-            let clip = options.clippingRect
-            let thumbnail = AttachmentPreview.make(file: file, format: format, clip: clip, frame: options.frame, size: .thumbnail, limits: limits)
-            card.thumbnail = try? thumbnail.get()
-        }
+        card.use(Previews.make(attachment, file: file, limits: limits))
         return card
+    }
+
+    /// The previews of one attachment: the same file with the same thumbnail options always gives the same ones,
+    /// so a run may reuse them (`key`).
+    public struct Previews: Sendable {
+        public var image: AttachmentPreview?
+        public var thumbnail: AttachmentPreview?
+        public var problem: String?
+
+        /// What the previews depend on; nil when the file's digest is unknown.
+        public struct Key: Sendable, Hashable {
+            var sha256: String
+            var thumbnail: ThumbnailOptions?
+        }
+
+        public static func key(_ attachment: Attachment) -> Key? {
+            attachment.sha256.isEmpty ? nil : Key(sha256: attachment.sha256, thumbnail: attachment.thumbnail)
+        }
+
+        public static func make(_ attachment: Attachment, file: URL, limits: ImageDecodeLimits) -> Previews {
+            var previews = Previews()
+            let format = sniff(file)
+            let options = attachment.thumbnail ?? ThumbnailOptions()
+            switch AttachmentPreview.make(file: file, format: format, size: .expanded, limits: limits) {
+            case .success(let preview): previews.image = preview
+            case .failure(let problem):
+                previews.problem = problem.message
+                return previews
+            }
+            if options.hidden != true {
+                let thumbnail = AttachmentPreview.make(
+                    file: file, format: format, clip: options.clippingRect, frame: options.frame, size: .thumbnail, limits: limits)
+                previews.thumbnail = try? thumbnail.get()
+            }
+            return previews
+        }
+    }
+
+    public mutating func use(_ previews: Previews) {
+        image = previews.image
+        thumbnail = previews.thumbnail
+        previewProblem = previews.problem
     }
 
     private static func sniff(_ file: URL) -> MediaFormat {
