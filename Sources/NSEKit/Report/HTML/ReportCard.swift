@@ -57,6 +57,10 @@ public struct ReportCard: Sendable {
 
         public static func make(_ attachment: Attachment, file: URL, limits: ImageDecodeLimits) -> Previews {
             var previews = Previews()
+            guard FileManager.default.isReadableFile(atPath: file.path) else {
+                previews.problem = "the attachment file \(file.lastPathComponent) could not be read"
+                return previews
+            }
             let format = sniff(file)
             let options = attachment.thumbnail ?? ThumbnailOptions()
             switch AttachmentPreview.make(file: file, format: format, size: .expanded, limits: limits) {
