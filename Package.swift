@@ -8,7 +8,13 @@ let package = Package(
         .library(name: "NSEMediaServer", targets: ["NSEMediaServer"]),
         // Compile an app's own NotificationService.swift on Linux and run it: these two modules stand in for
         // Apple's and Firebase's of the same names; NSEHarness runs the extension as iOS would.
-        .library(name: "NSEHarness", targets: ["NSEHarness", "UserNotifications", "FirebaseMessaging"]),
+        .library(
+            name: "NSEHarness",
+            targets: [
+                "NSEHarness", "UserNotifications", "FirebaseMessaging",
+                "os", "OSLog", "UIKit", "UniformTypeIdentifiers", "Intents",
+            ]
+        ),
         .executable(name: "nse", targets: ["nse"]),
     ],
     dependencies: [
@@ -27,8 +33,17 @@ let package = Package(
         .target(name: "CImageFixtures", dependencies: ["CPNG", "CJPEG", "CGIF"]),
         .target(name: "NSEKit", dependencies: ["CNSE", "CCurl", "CCrypto"]),
         .target(name: "NSEMediaServer"),
-        .target(name: "UserNotifications", dependencies: ["NSEKit"]),
+        .target(name: "UserNotifications", dependencies: ["NSEKit", "os"]),
         .target(name: "FirebaseMessaging", dependencies: ["UserNotifications", "NSEKit"]),
+        // Stand-ins for the other frameworks real extensions import: logging (`os`, `OSLog`), `UIImage`,
+        // `UTType`, and communication notifications (`Intents`). Each records to the run through
+        // UserNotifications, except `os`, which depends on nothing: packages that test `#if canImport(os)`
+        // (swift-argument-parser) import it too, and find the `os_unfair_lock` they expect.
+        .target(name: "os"),
+        .target(name: "OSLog", dependencies: ["os"]),
+        .target(name: "UIKit", dependencies: ["UserNotifications", "NSEKit"]),
+        .target(name: "UniformTypeIdentifiers", dependencies: ["NSEKit"]),
+        .target(name: "Intents", dependencies: ["UserNotifications", "NSEKit"]),
         .target(name: "NSEHarness", dependencies: ["UserNotifications", "FirebaseMessaging", "NSEKit"]),
         .executableTarget(
             name: "nse",
@@ -59,6 +74,23 @@ let package = Package(
         .testTarget(
             name: "NSEHarnessTests",
             dependencies: ["UserNotifications", "FirebaseMessaging", "NSEHarness", "NSEKit", "NSEMediaServer", "CImageFixtures"]
+        ),
+        // Extensions written as apps write them, compiled as Xcode compiles app code (Swift 5 mode), run by the
+        // harness; and the framework stand-ins' own tests.
+        .testTarget(
+            name: "RealExtensionTests",
+            dependencies: [
+                "NSEHarness", "NSEKit", "NSEMediaServer", "CImageFixtures",
+                "UserNotifications", "FirebaseMessaging", "os", "OSLog", "UIKit", "UniformTypeIdentifiers", "Intents",
+            ],
+            swiftSettings: [.swiftLanguageMode(.v5)]
+        ),
+        // Extension files written the way public apps write them (URLSession, Data(contentsOf:)), compiled in
+        // Swift 5 mode as Xcode compiles app code, run by the harness against a loopback server.
+        .testTarget(
+            name: "AppExtensionTests",
+            dependencies: ["UserNotifications", "NSEHarness", "NSEKit", "NSEMediaServer", "CImageFixtures"],
+            swiftSettings: [.swiftLanguageMode(.v5)]
         ),
         // The README's example: an app's NotificationService.swift, unchanged, tested on Linux.
         .testTarget(

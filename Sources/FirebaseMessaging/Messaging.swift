@@ -82,3 +82,8 @@ open class MessagingExtensionHelper: NSObject, @unchecked Sendable {
             profile: profile, deadline: .now + profile.timeBudget, fetcher: MediaFetcher(profile: profile), workDirectory: folder))
     }
 }
+
+/// The helper under its Objective-C name, as extensions ported from Objective-C call it:
+/// `FIRMessagingExtensionHelper().populateNotificationContent(content, withContentHandler: handler)`.
+public typealias FIRMessagingExtensionHelper = MessagingExtensionHelper
+public typealias FIRMessaging = Messaging

@@ -40,11 +40,13 @@ extension Emulator {
     /// run by the same harness that runs an app's own extension.
     public init(profile: DeviceProfile = DeviceProfile(), changes: ContentChanges = ContentChanges(), hostMapping: MediaHostMapping? = nil) {
         // Memory is not measured: the built-in extension streams to disk, and batch runs extensions concurrently.
-        let runner = HarnessRunner(measuresMemory: false, changesContent: !changes.isEmpty) {
+        var runner = HarnessRunner(memoryMeasurement: .off, changesContent: !changes.isEmpty) {
             let service = BuiltInNotificationService()
             service.changes = changes
             return service
         }
+        // The command line's own extension: its requests and handler calls are the emulator's, not the user's.
+        runner.reportsActivity = false
         self.init(profile: profile, extensionRunner: runner, hostMapping: hostMapping)
     }
 }

@@ -16,10 +16,32 @@ public struct ExtensionHarness: Sendable {
     public var hostMapping: MediaHostMapping?
     /// How long to wait for the handler after `serviceExtensionTimeWillExpire()`.
     public var expiryGrace: Duration = .seconds(1)
-    /// Measure memory growth against `profile.memoryLimit` (process-wide: run extensions one at a time).
-    public var measuresMemory = true
-    /// Where delivered attachments are kept for inspection; a new temporary folder by default.
+    /// How memory is measured and judged against `profile.memoryLimit`; see `MemoryMeasurement`. The default
+    /// is right for a parallel test suite: a run overlapped by another reports its process figure as not measured.
+    public var memoryMeasurement: MemoryMeasurement = .whenAlone
+    /// Where delivered attachments are kept. When nil, they go to a temporary folder that is removed once the
+    /// `DeliveredNotification` and its attachments are gone.
     public var attachmentDirectory: URL?
+    /// A folder whose contents are copied into the run's own app-group container before the extension starts
+    /// (the container is new and private to each run, and removed after it).
+    public var containerSeed: URL?
+
+    /// Reads App Transport Security from the extension's Info.plist (XML or binary): `NSAllowsArbitraryLoads`
+    /// and `NSExceptionDomains` decide which hosts its requests, and Firebase's download, may reach over http.
+    public mutating func loadInfoPlist(_ file: URL) throws(TransportSecurityError) {
+        profile.transportSecurity = try TransportSecurity(infoPlist: file)
+    }
+
+    /// The same, from the Info.plist's dictionary.
+    public mutating func loadInfoPlist(_ dictionary: [String: Any]) {
+        profile.transportSecurity = TransportSecurity(infoPlist: dictionary)
+    }
+
+    /// Off, or `.whenAlone`: kept for callers that set a flag.
+    public var measuresMemory: Bool {
+        get { memoryMeasurement != .off }
+        set { memoryMeasurement = newValue ? .whenAlone : .off }
+    }
 
     public init(profile: DeviceProfile = DeviceProfile(), hostMapping: MediaHostMapping? = nil) {
         self.profile = profile
@@ -44,12 +66,24 @@ public struct ExtensionHarness: Sendable {
     }
 
     private func run<Extension: UNNotificationServiceExtension>(_ type: Extension.Type, push: ReceivedPush, input: String) async -> DeliveredNotification {
-        let runner = HarnessRunner(expiryGrace: expiryGrace, measuresMemory: measuresMemory) { Extension() }
+        var runner = HarnessRunner(expiryGrace: expiryGrace, memoryMeasurement: memoryMeasurement) { type.init() }
+        runner.containerSeed = containerSeed
         let emulator = Emulator(profile: profile, extensionRunner: runner, hostMapping: hostMapping)
-        let folder = attachmentDirectory
-            ?? FileManager.default.temporaryDirectory.appendingPathComponent("nse-harness-\(UUID().uuidString)")
+        let temporary = attachmentDirectory == nil ? TemporaryFolder() : nil
+        let folder = attachmentDirectory ?? temporary?.url
         let result = await emulator.process(push, input: input, attachmentDirectory: folder)
-        return DeliveredNotification(result: result)
+        return DeliveredNotification(result: result, keeping: temporary)
+    }
+}
+
+/// A folder that is removed when the last value holding it is gone: the attachments of a delivered
+/// notification stay readable as long as the test holds the notification or an attachment, and no
+/// `nse-harness-*` folder is left behind.
+final class TemporaryFolder: Sendable {
+    let url = FileManager.default.temporaryDirectory.appendingPathComponent("nse-harness-\(UUID().uuidString)")
+
+    deinit {
+        try? FileManager.default.removeItem(at: url)
     }
 }
 
@@ -61,14 +95,20 @@ public struct DeliveredNotification: @unchecked Sendable {
     /// (Immutable once built; shared freely.)
     public let content: UNNotificationContent
 
-    init(result: ProcessResult) {
+    /// Holds the temporary folder of the attachments, if the harness made one.
+    private let folder: TemporaryFolder?
+
+    init(result: ProcessResult, keeping folder: TemporaryFolder?) {
         self.result = result
+        self.folder = folder
         let shown = result.content ?? NotificationContent()
         let content = UNNotificationContent(shown, environment: nil)
         content.fields.attachments = shown.attachments.compactMap { attachment in
             guard let file = attachment.file, let type = AttachmentType(identifier: attachment.type) else { return nil }
             let staged = StagedAttachment(attachment: attachment, localFile: URL(fileURLWithPath: file), attachmentType: type)
-            return UNNotificationAttachment(staged: staged)
+            let shown = UNNotificationAttachment(staged: staged)
+            shown.keepsAlive = folder
+            return shown
         }
         self.content = content
     }
@@ -77,6 +117,8 @@ public struct DeliveredNotification: @unchecked Sendable {
     public var outcome: Outcome { result.outcome }
     public var extensionInvoked: Bool { result.extensionInvoked }
     public var diagnostics: [Diagnostic] { result.diagnostics }
-    /// How much memory the process gained while the extension ran, if measured.
+    /// The memory judged against the limit (see `ExtensionMemory.judgedBytes`), if measured.
     public var memoryPeakBytes: Int? { result.extensionMemoryBytes }
+    /// What the extension did: its requests, log, files, handler calls and memory.
+    public var activity: ExtensionActivity { result.extensionActivity ?? ExtensionActivity() }
 }

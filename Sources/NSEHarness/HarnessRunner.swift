@@ -2,6 +2,19 @@ import Foundation
 import NSEKit
 import UserNotifications
 
+/// How the harness measures an extension's memory.
+public enum MemoryMeasurement: Sendable, Equatable {
+    /// Not measured, not judged.
+    case off
+    /// Memory the stand-ins hold for the run (decoded images, bodies kept in memory) always; the process's
+    /// resident growth only when no other run overlapped this one (else reported "not measured"). Right for a
+    /// parallel test suite: never a false `extension.memory-limit` from another test's run.
+    case whenAlone
+    /// As `whenAlone`, but the run waits until no other run is in progress and holds new ones back until it is
+    /// done, so the process's growth is always measured: for the tests that check memory.
+    case exclusive
+}
+
 /// Runs a `UNNotificationServiceExtension` subclass the way iOS does: `didReceive` on a thread of its own,
 /// `serviceExtensionTimeWillExpire()` when the budget runs out, a short grace for the handler after that,
 /// and the original content if the handler is never called.
@@ -9,57 +22,90 @@ public struct HarnessRunner: ExtensionRunner {
     private let makeExtension: @Sendable () -> UNNotificationServiceExtension
     /// How long iOS waits for the handler after `serviceExtensionTimeWillExpire()`: undocumented, "briefly".
     public var expiryGrace: Duration
-    /// Measure the process's memory growth during the run against `DeviceProfile.memoryLimit`. The figure is
-    /// process-wide, so only meaningful when one extension runs at a time.
-    public var measuresMemory: Bool
+    public var memoryMeasurement: MemoryMeasurement
     public let changesContent: Bool
+    /// Put what the extension did (requests, log, files, handler calls, memory) in the result: for an app's own
+    /// extension, not for the command line's built-in one.
+    public var reportsActivity = true
+    /// A folder whose contents are copied into the run's app-group container before the extension starts.
+    public var containerSeed: URL?
+
+    public var needsProcessAlone: Bool { memoryMeasurement == .exclusive }
 
     public init(
-        expiryGrace: Duration = .seconds(1), measuresMemory: Bool = true, changesContent: Bool = false,
+        expiryGrace: Duration = .seconds(1), memoryMeasurement: MemoryMeasurement = .whenAlone, changesContent: Bool = false,
         makeExtension: @escaping @Sendable () -> UNNotificationServiceExtension
     ) {
         self.makeExtension = makeExtension
         self.expiryGrace = expiryGrace
-        self.measuresMemory = measuresMemory
+        self.memoryMeasurement = memoryMeasurement
         self.changesContent = changesContent
     }
 
     public func run(_ state: inout ExtensionState, context: ExtensionContext) async -> ExtensionDelivery {
         let environment = ExtensionEnvironment(context: context)
+        // Transfers die with the extension: at the latest when the grace after the expiry call is over.
+        environment.lifetimeEnd = context.deadline + expiryGrace
+        defer { environment.endRun() }
+        for note in context.profile.transportSecurity.notes {
+            state.diagnostics.append(.warning(.extensionInfoPlist, "The extension's Info.plist: \(note)."))
+        }
+        if let containerSeed { seedContainer(environment, from: containerSeed, diagnostics: &state.diagnostics) }
         let request = UNNotificationRequest(
             identifier: UUID().uuidString, content: UNNotificationContent(state.original, environment: environment),
             trigger: UNPushNotificationTrigger())
         let handler = ContentHandlerRecorder()
-        let instance = Unshared(makeExtension())
-        let baseline = measuresMemory ? MemoryGauge.resetPeak() : nil
+        // Made with the run current, so a session the extension makes in its initializer belongs to the run.
+        let instance = Unshared(environment.withCurrent { makeExtension() })
+        let memory = ProcessMemoryWatch(memoryMeasurement)
 
         let deadline = context.deadline
         startThread("nse.didReceive") {
             environment.withCurrent {
                 instance.value.didReceive(request) { handler.record($0) }
             }
+            handler.noteDidReceiveReturned()
         }
         // The budget is kept by a thread of its own, so a busy cooperative pool cannot delay the expiry call.
-        startThread("nse.budget") {
+        startThread("nse.serviceExtensionTimeWillExpire") {
             guard !handler.waitBlocking(until: deadline) else { return }
             environment.withCurrent { instance.value.serviceExtensionTimeWillExpire() }
         }
         // Calls are judged by when they happened, not by when this task gets to look.
         let delivered = await handler.waitForFirst(until: deadline + expiryGrace)
-        let expired = handler.firstCall.map { $0 > deadline } ?? true
+        let firstCall = handler.firstCall
+        let expired = firstCall.map { $0 > deadline } ?? true
+        // iOS ends the extension once it has delivered (or its grace after the expiry call has passed): calls
+        // made later never reach it, however late this task looks at them.
+        let end = min(deadline, firstCall ?? deadline) + expiryGrace
+        environment.lifetimeEnd = end
         if expired {
             // Let helpers that gave up at the same deadline record why, before their findings are read.
-            await environment.waitForHelpers(until: deadline + expiryGrace)
+            await environment.waitForHelpers(until: end)
+        } else if reportsActivity {
+            // A second call usually follows the first in the same synchronous code, or in a callback still running:
+            // wait for both (bounded by `end`) so the count does not depend on how fast this task got here. The
+            // built-in extension calls once, from its helper, and a batch should not wait for it.
+            await handler.waitForReturn(until: end)
+            await environment.waitForHelpers(until: end)
         }
-        state.memoryPeakBytes = baseline.flatMap(MemoryGauge.growth(since:))
+        // iOS ends the extension here: requests still running are recorded as unfinished and die with it.
+        environment.endRun()
         state.diagnostics += environment.diagnostics
         state.timings.merge(environment.timings) { _, new in new }
         state.mediaRequested = environment.mediaRequested
+        let measured = memory.finish(accountedPeak: environment.accountedMemoryPeak)
+        state.memoryPeakBytes = measured.map(\.judgedBytes)
+        if reportsActivity {
+            state.activity = environment.activity
+            state.activity.handlerCalls = handler.calls(through: end, since: environment.started, used: delivered != nil)
+            state.activity.memory = measured
+        }
         if expired {
             state.diagnostics.append(.error(.extensionTimeExpired, "The extension did not call its content handler within the \(context.profile.timeBudget.secondsText) budget, so iOS called serviceExtensionTimeWillExpire(): the phone shows what that delivers (Apple's template: the best attempt, without the image)."))
         }
 
-        let calls = handler.calls
+        let calls = handler.count(through: end)
         if calls > 1 {
             state.diagnostics.append(.warning(.extensionHandlerCalledTwice, "The content handler was called \(calls) times. iOS uses the first call and ignores the rest; call it exactly once."))
         }
@@ -82,6 +128,48 @@ public struct HarnessRunner: ExtensionRunner {
         state.bestAttemptContent.attachments = state.stagedAttachments.map(\.attachment)
         return expired ? .expired : .delivered
     }
+
+    private func seedContainer(_ environment: ExtensionEnvironment, from seed: URL, diagnostics: inout [Diagnostic]) {
+        let container = environment.containerDirectory
+        do {
+            for name in try FileManager.default.contentsOfDirectory(atPath: seed.path) {
+                try FileManager.default.copyItem(at: seed.appendingPathComponent(name), to: container.appendingPathComponent(name))
+            }
+        } catch {
+            diagnostics.append(.warning(.extensionContainerSeed, "The container seed \(seed.path) could not be copied into the run's container: \(error.localizedDescription). The extension starts with an empty container."))
+        }
+    }
+}
+
+/// The process's resident growth over one run, taken only when the run can know the figure is its own.
+private struct ProcessMemoryWatch {
+    private let mode: MemoryMeasurement
+    private let observation: ConcurrentRuns.Observation?
+    private let baseline: Int?
+
+    init(_ mode: MemoryMeasurement) {
+        self.mode = mode
+        guard mode != .off else {
+            observation = nil
+            baseline = nil
+            return
+        }
+        let observation = ConcurrentRuns.shared.observe()
+        self.observation = observation
+        // Resetting the peak is process-wide too: only a run that is alone may do it.
+        baseline = observation.aloneAtStart ? MemoryGauge.resetPeak() : nil
+    }
+
+    func finish(accountedPeak: Int) -> ExtensionMemory? {
+        guard let observation else { return nil }
+        guard ConcurrentRuns.shared.wasAlone(since: observation) else {
+            return ExtensionMemory(accountedPeakBytes: accountedPeak, processGrowthBytes: nil, processMeasurement: .notMeasuredConcurrentRuns)
+        }
+        guard let baseline, let growth = MemoryGauge.growth(since: baseline) else {
+            return ExtensionMemory(accountedPeakBytes: accountedPeak, processGrowthBytes: nil, processMeasurement: .unsupported)
+        }
+        return ExtensionMemory(accountedPeakBytes: accountedPeak, processGrowthBytes: growth, processMeasurement: .measured)
+    }
 }
 
 /// The extension instance, handed to the threads iOS would call it on. Like iOS, the harness never calls it
@@ -95,79 +183,121 @@ private struct Unshared<Value>: @unchecked Sendable {
     }
 }
 
-/// Records content handler calls, from any thread, and lets the harness wait for the first.
+/// Records content handler calls, each with its own time, from any thread, and lets the harness wait for the
+/// first and for `didReceive` to return.
 final class ContentHandlerRecorder: @unchecked Sendable {
     // `lock` guards every field below; waiting threads sleep on it until the first call.
     private let lock = NSCondition()
     private var first: UNNotificationContent?
-    /// When the first call happened: judged against deadlines by the clock, not by when the waiting task runs.
-    private var firstAt: ContinuousClock.Instant?
-    private var count = 0
+    /// When each call happened, and on which thread: judged against deadlines by the clock, not by when the
+    /// waiting task runs.
+    private var callTimes: [(at: ContinuousClock.Instant, thread: String)] = []
+    private var returned = false
     private var waiters: [CheckedContinuation<Void, Never>] = []
 
-    var calls: Int { lock.withLock { count } }
-
-    func record(_ content: UNNotificationContent) {
+    func record(_ content: UNNotificationContent, at instant: ContinuousClock.Instant = .now) {
+        let thread = currentThreadName.map { $0.hasPrefix("nse.") ? String($0.dropFirst(4)) : $0 } ?? "extension's own thread"
         let resumed: [CheckedContinuation<Void, Never>] = lock.withLock {
-            count += 1
+            // Bounded: an extension calling in a loop cannot grow this without limit.
+            if callTimes.count < ExtensionEnvironment.activityLimit { callTimes.append((instant, thread)) }
             guard first == nil else { return [] }
             // The phone shows the content as it was when handed over.
             first = content.copy() as? UNNotificationContent ?? content
-            firstAt = .now
             lock.broadcast()
-            defer { waiters.removeAll() }
-            return waiters
+            return takeWaiters()
+        }
+        resumed.forEach { $0.resume() }
+    }
+
+    func noteDidReceiveReturned() {
+        let resumed = lock.withLock {
+            returned = true
+            return takeWaiters()
         }
         resumed.forEach { $0.resume() }
     }
 
     /// When the first call happened, if it did.
-    var firstCall: ContinuousClock.Instant? { lock.withLock { firstAt } }
+    var firstCall: ContinuousClock.Instant? { lock.withLock { callTimes.first?.at } }
+
+    /// The calls made by `end`, the moment iOS stops listening; later ones never happened as far as iOS knows.
+    func count(through end: ContinuousClock.Instant) -> Int {
+        lock.withLock { callTimes.filter { $0.at <= end }.count }
+    }
+
+    /// The calls made by `end`, for the result; the first is the one shown when `used`.
+    func calls(through end: ContinuousClock.Instant, since start: ContinuousClock.Instant, used: Bool) -> [ContentHandlerCall] {
+        lock.withLock {
+            callTimes.filter { $0.at <= end }.enumerated().map { index, call in
+                ContentHandlerCall(milliseconds: start.duration(to: call.at).milliseconds, thread: call.thread, used: used && index == 0)
+            }
+        }
+    }
 
     /// Blocks the calling thread until the first call or `deadline`; true when the call came in time.
     func waitBlocking(until deadline: ContinuousClock.Instant) -> Bool {
         lock.lock()
         defer { lock.unlock() }
-        while firstAt == nil {
+        while callTimes.isEmpty {
             let remaining = ContinuousClock.now.duration(to: deadline)
             guard remaining > .zero else { break }
             _ = lock.wait(until: Date(timeIntervalSinceNow: remaining.milliseconds / 1000))
         }
-        return firstAt.map { $0 <= deadline } ?? false
+        return callTimes.first.map { $0.at <= deadline } ?? false
     }
 
     /// The first content handed over by `deadline`, waiting until then at most.
     func waitForFirst(until deadline: ContinuousClock.Instant) async -> UNNotificationContent? {
-        await withTaskGroup(of: Void.self) { group in
-            group.addTask { await self.arrival() }
-            group.addTask { try? await Task.sleep(until: deadline, clock: .continuous) }
-            await group.next()
-            group.cancelAll()
-            // Wake an arrival waiter the timer beat, so the group can finish.
-            self.releaseWaiters()
-        }
+        await wait(until: deadline) { $0.first != nil }
         return lock.withLock {
-            guard let firstAt, firstAt <= deadline else { return nil }
+            guard let firstAt = callTimes.first?.at, firstAt <= deadline else { return nil }
             return first
         }
     }
 
-    private func arrival() async {
-        await withCheckedContinuation { continuation in
-            let ready: Bool = lock.withLock {
-                if first != nil { return true }
-                waiters.append(continuation)
-                return false
-            }
-            if ready { continuation.resume() }
+    /// Waits until `didReceive` has returned, or `deadline`.
+    func waitForReturn(until deadline: ContinuousClock.Instant) async {
+        await wait(until: deadline) { $0.returned }
+    }
+
+    private func wait(until deadline: ContinuousClock.Instant, for condition: @escaping @Sendable (ContentHandlerRecorder) -> Bool) async {
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { await self.event(condition) }
+            group.addTask { try? await Task.sleep(until: deadline, clock: .continuous) }
+            await group.next()
+            group.cancelAll()
+            // Wake a waiter the timer beat, so the group can finish.
+            self.releaseWaiters()
         }
     }
 
-    private func releaseWaiters() {
-        let pending = lock.withLock {
-            defer { waiters.removeAll() }
-            return waiters
+    /// Returns once `condition` holds or the task is cancelled; every event (a call, the return) re-checks it.
+    private func event(_ condition: @escaping @Sendable (ContentHandlerRecorder) -> Bool) async {
+        var satisfied = false
+        while !satisfied {
+            await withCheckedContinuation { continuation in
+                // Checked under the lock that `releaseWaiters` takes after cancelling, so no wake-up is missed.
+                let ready: Bool = lock.withLock {
+                    if condition(self) || Task.isCancelled { return true }
+                    waiters.append(continuation)
+                    return false
+                }
+                if ready {
+                    satisfied = true
+                    continuation.resume()
+                }
+            }
         }
+    }
+
+    /// Called with `lock` held.
+    private func takeWaiters() -> [CheckedContinuation<Void, Never>] {
+        defer { waiters.removeAll() }
+        return waiters
+    }
+
+    private func releaseWaiters() {
+        let pending = lock.withLock { takeWaiters() }
         pending.forEach { $0.resume() }
     }
 }

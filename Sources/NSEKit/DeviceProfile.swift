@@ -7,8 +7,13 @@ import Foundation
 public struct DeviceProfile: Sendable, Hashable {
     /// How long the extension may run before iOS calls `serviceExtensionTimeWillExpire()`.
     public var timeBudget: Duration = .seconds(30)
-    /// The extension's Info.plist has an App Transport Security exception, so plain http loads.
-    public var allowsHTTP = false
+    /// App Transport Security from the extension's Info.plist: which hosts load over plain http.
+    public var transportSecurity = TransportSecurity()
+    /// The extension's Info.plist allows arbitrary loads (`--allow-http`): plain http loads from every host.
+    public var allowsHTTP: Bool {
+        get { transportSecurity.allowsArbitraryLoads }
+        set { transportSecurity.allowsArbitraryLoads = newValue }
+    }
     /// Bytes in the "MB" of Apple's attachment limits: undocumented, 1,000,000 (the stricter) by default.
     public var megabyte = 1_000_000
     /// What one image check may spend: pixels, decoder memory, pixel work across frames and scans, GIF frames,
@@ -34,12 +39,16 @@ public struct DeviceProfile: Sendable, Hashable {
     /// Over it, the extension is killed without an expiry call and the original content is shown.
     public var memoryLimit = 24 * 1_048_576
 
+    /// The app's notifications already in Notification Center when the push arrives, oldest first: what
+    /// `UNUserNotificationCenter.current().getDeliveredNotifications` hands the extension (badge counting).
+    public var deliveredNotifications: [NotificationContent] = []
+
     public init() {}
 
     /// App Transport Security's verdict on one URL the extension loads, the payload's own and every redirect
-    /// hop alike: https always, plain http only with an exception (`allowsHTTP`).
+    /// hop alike: https always, plain http only with an exception (`transportSecurity`), nothing else.
     public func transportSecurityAllows(_ url: URL) -> Bool {
-        url.scheme?.lowercased() == "https" || allowsHTTP
+        transportSecurity.allows(url)
     }
 
     /// The largest file iOS accepts for an attachment of `category`.

@@ -48,6 +48,10 @@ public struct Emulator: Sendable {
 
     /// Processes a push already read.
     public func process(_ push: ReceivedPush, input: String, attachmentDirectory: URL? = nil) async -> ProcessResult {
+        // Registered for the whole push, decoding included: a run measuring process-wide memory must know of it.
+        let exclusive = extensionRunner.needsProcessAlone
+        await ConcurrentRuns.shared.enter(exclusive: exclusive)
+        defer { ConcurrentRuns.shared.leave(exclusive: exclusive) }
         let started = ContinuousClock.now
         var result = ProcessResult(
             input: input, inputKind: push.kind, extensionInvoked: false, outcome: .rejected, imageShown: false,
@@ -127,6 +131,7 @@ public struct Emulator: Sendable {
         for (part, milliseconds) in state.timings { result.timings["extension.\(part)"] = milliseconds }
         result.diagnostics += state.diagnostics
         result.extensionMemoryBytes = state.memoryPeakBytes
+        result.extensionActivity = state.activity.isEmpty ? nil : state.activity
 
         guard delivery != .neverDelivered else {
             result.outcome = .original

@@ -16,6 +16,7 @@ extension UNNotificationContent {
         fields.targetContentIdentifier = content.targetContentIdentifier
         fields.interruptionLevel = UNNotificationInterruptionLevel(payloadValue: content.interruptionLevel)
         fields.relevanceScore = content.relevanceScore
+        fields.communication = content.communication
         self.init(fields: fields, environment: environment)
     }
 
@@ -36,6 +37,7 @@ extension UNNotificationContent {
         for (key, value) in userInfo { info[String(describing: key.base)] = JSONValue(foundation: value) }
         content.userInfo = info
         content.attachments = attachments.map(\.staged.attachment)
+        content.communication = fields.communication
         return content
     }
 

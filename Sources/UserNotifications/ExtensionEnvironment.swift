@@ -11,25 +11,35 @@ package final class ExtensionEnvironment: @unchecked Sendable {
     private var imageRequested = false
     private var helpersRunning = 0
 
-    package init(context: ExtensionContext) {
+    /// When iOS handed the extension its request: activity times are counted from here.
+    package let started: ContinuousClock.Instant
+
+    package init(context: ExtensionContext, started: ContinuousClock.Instant = .now) {
         self.context = context
+        self.started = started
     }
 
     /// The environment of a harness run, for a run's code that gets no content to find it from
-    /// (`UNNotificationAttachment(identifier:url:options:)`): set per thread by the harness and helpers.
+    /// (`UNNotificationAttachment(identifier:url:options:)`, `URLSession`, `os_log`): set per thread by the harness
+    /// and by the stand-ins' callback threads. A thread the extension starts itself (a dispatch queue) has none:
+    /// guessing the run there would mix up runs of parallel tests, and code outside any run.
     package static var current: ExtensionEnvironment? {
-        get { Thread.current.threadDictionary[key] as? ExtensionEnvironment }
+        get { Thread.current.threadDictionary[key] as? ExtensionEnvironment ?? taskCurrent }
         set { Thread.current.threadDictionary[key] = newValue }
     }
+
+    /// The same, for Swift tasks: a `Task { }` the extension starts in `didReceive` inherits it, so its
+    /// `try await URLSession.shared.download(from:)` is the run's.
+    @TaskLocal private static var taskCurrent: ExtensionEnvironment?
 
     private static let key = "nse.extension-environment"
 
     /// Runs `body` with `self` as the current thread's environment.
     package func withCurrent<T>(_ body: () throws -> T) rethrows -> T {
-        let previous = Self.current
-        Self.current = self
-        defer { Self.current = previous }
-        return try body()
+        let previous = Thread.current.threadDictionary[Self.key]
+        Thread.current.threadDictionary[Self.key] = self
+        defer { Thread.current.threadDictionary[Self.key] = previous }
+        return try Self.$taskCurrent.withValue(self) { try body() }
     }
 
     package func record(_ diagnostic: Diagnostic) {
@@ -68,15 +78,194 @@ package final class ExtensionEnvironment: @unchecked Sendable {
         lock.withLock { helpersRunning += 1 }
         startThread(name) {
             work()
-            self.lock.withLock { self.helpersRunning -= 1 }
+            let idle: [CheckedContinuation<Void, Never>] = self.lock.withLock {
+                self.helpersRunning -= 1
+                guard self.helpersRunning == 0 else { return [] }
+                defer { self.idleWaiters.removeAll() }
+                return self.idleWaiters
+            }
+            idle.forEach { $0.resume() }
         }
     }
 
-    /// Waits until every helper has finished, or `deadline`.
+    private var idleWaiters: [CheckedContinuation<Void, Never>] = []
+
+    /// Waits until every helper has finished, or `deadline`: woken by the last helper, not by polling.
     package func waitForHelpers(until deadline: ContinuousClock.Instant) async {
-        while lock.withLock({ helpersRunning > 0 }), ContinuousClock.now < deadline {
-            try? await Task.sleep(for: .milliseconds(5))
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask {
+                await withCheckedContinuation { continuation in
+                    let idle: Bool = self.lock.withLock {
+                        if self.helpersRunning == 0 { return true }
+                        self.idleWaiters.append(continuation)
+                        return false
+                    }
+                    if idle { continuation.resume() }
+                }
+            }
+            group.addTask { try? await Task.sleep(until: deadline, clock: .continuous) }
+            await group.next()
+            group.cancelAll()
+            // Wake a waiter the timer beat, so the group can finish.
+            let pending: [CheckedContinuation<Void, Never>] = self.lock.withLock {
+                defer { self.idleWaiters.removeAll() }
+                return self.idleWaiters
+            }
+            pending.forEach { $0.resume() }
         }
+    }
+
+    // MARK: The extension's life and its transfers
+
+    private var lifetime: ContinuousClock.Instant?
+    private var ended = false
+    private var inFlight: [ObjectIdentifier: (transfer: TransferCancellation, request: ExtensionRequest, started: ContinuousClock.Instant)] = [:]
+
+    /// When iOS ends the extension at the latest: the budget plus the grace after the expiry call. Transfers
+    /// still running then die with it.
+    package var lifetimeEnd: ContinuousClock.Instant {
+        get { lock.withLock { lifetime ?? context.deadline + .seconds(1) } }
+        set { lock.withLock { lifetime = newValue } }
+    }
+
+    /// True once the harness has finished the run: the extension's process is gone on a device.
+    package var hasEnded: Bool { lock.withLock { ended } }
+
+    /// Registers a request in progress, so the end of the run aborts it and records it as unfinished; false when
+    /// the run has already ended (the extension is gone: nothing may start).
+    package func track(_ transfer: TransferCancellation, as request: ExtensionRequest, startedAt started: ContinuousClock.Instant) -> Bool {
+        lock.withLock {
+            guard !ended else { return false }
+            inFlight[ObjectIdentifier(transfer)] = (transfer, request, started)
+            return true
+        }
+    }
+
+    /// Takes a request off the in-progress list; false when the end of the run already recorded it as
+    /// unfinished, so its completion must not run.
+    package func untrack(_ transfer: TransferCancellation) -> Bool {
+        lock.withLock { inFlight.removeValue(forKey: ObjectIdentifier(transfer)) != nil }
+    }
+
+    /// Ends the run: every request still in progress is recorded as unfinished and aborted, as iOS kills the
+    /// extension's process with its transfers.
+    package func endRun() {
+        let now = ContinuousClock.now
+        let running = lock.withLock {
+            ended = true
+            defer { inFlight = [:] }
+            for (_, request, started) in inFlight.values {
+                var unfinished = request
+                unfinished.outcome = .unfinished
+                unfinished.milliseconds = started.duration(to: now).milliseconds
+                if observed.requests.count < Self.activityLimit { observed.requests.append(unfinished) }
+            }
+            return inFlight.values.map(\.transfer)
+        }
+        running.forEach { $0.cancel() }
+    }
+
+    /// `URLSession.shared` of this run: made by `make` on first use, the same object afterwards.
+    package func sharedSession(orMake make: () -> AnyObject) -> AnyObject {
+        lock.withLock {
+            if let sharedSession { return sharedSession }
+            let made = make()
+            sharedSession = made
+            return made
+        }
+    }
+
+    private var sharedSession: AnyObject?
+
+    /// For stand-in code used outside any harness run: a default device and budget from now, no host mapping.
+    /// Its folder is one per process, made only if something is written there (download tasks' `.tmp` files,
+    /// each deleted after its handler), so calls outside a run leave no folder per call.
+    package static func standalone() -> ExtensionEnvironment {
+        let profile = DeviceProfile()
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("nse-standalone-\(getpid())")
+        return ExtensionEnvironment(context: ExtensionContext(
+            profile: profile, deadline: .now + profile.timeBudget, fetcher: MediaFetcher(profile: profile), workDirectory: folder))
+    }
+
+    // MARK: What the extension did (ExtensionActivity in the result)
+
+    private var observed = ExtensionActivity()
+    /// Entries kept per list: an extension logging in a loop must not exhaust the test's memory.
+    package static let activityLimit = 10_000
+
+    /// Milliseconds from the start of the run to `instant`.
+    package func milliseconds(at instant: ContinuousClock.Instant = .now) -> Double {
+        started.duration(to: instant).milliseconds
+    }
+
+    /// A line the extension logged. The `os`/`OSLog` stand-ins, `NSLog` and `print` replacements call this.
+    package func log(_ line: ExtensionLogLine) {
+        lock.withLock {
+            guard observed.log.count < Self.activityLimit else { return }
+            observed.log.append(line)
+        }
+    }
+
+    /// A line the extension logged now.
+    package func log(_ level: ExtensionLogLine.Level, _ message: String, source: String, subsystem: String? = nil, category: String? = nil) {
+        log(ExtensionLogLine(milliseconds: milliseconds(), source: source, level: level, subsystem: subsystem, category: category, message: message))
+    }
+
+    /// A file one of the extension's APIs created, wrote, moved, removed or attached, now.
+    package func noteFile(_ url: URL, _ action: ExtensionFile.Action, by api: String) {
+        let size = (try? FileManager.default.attributesOfItem(atPath: url.path)[.size] as? NSNumber)?.intValue
+        let entry = ExtensionFile(milliseconds: milliseconds(), path: url.path, action: action, bytes: action == .removed ? nil : size, by: api)
+        lock.withLock {
+            guard observed.files.count < Self.activityLimit else { return }
+            observed.files.append(entry)
+        }
+    }
+
+    /// A request the extension made, once it has ended (or when the run ends with it unfinished).
+    package func record(_ request: ExtensionRequest) {
+        lock.withLock {
+            guard observed.requests.count < Self.activityLimit else { return }
+            observed.requests.append(request)
+        }
+    }
+
+    /// Everything recorded so far, requests in the order they started.
+    package var activity: ExtensionActivity {
+        var activity = lock.withLock { observed }
+        activity.requests.sort { $0.startMilliseconds < $1.startMilliseconds }
+        return activity
+    }
+
+    // MARK: Memory the stand-ins hold for the run
+
+    private var chargedBytes = 0
+    private var chargedPeak = 0
+
+    /// Counts `bytes` the stand-ins hold on the extension's behalf (a decoded bitmap, a response body kept in
+    /// memory) against this run, until `releaseMemory(bytes:)`. Exact per run, even when runs overlap.
+    package func chargeMemory(bytes: Int) {
+        lock.withLock {
+            chargedBytes += max(0, bytes)
+            chargedPeak = max(chargedPeak, chargedBytes)
+        }
+    }
+
+    package func releaseMemory(bytes: Int) {
+        lock.withLock { chargedBytes = max(0, chargedBytes - max(0, bytes)) }
+    }
+
+    /// The most the stand-ins held for this run at once.
+    package var accountedMemoryPeak: Int { lock.withLock { chargedPeak } }
+
+    // MARK: The app's container
+
+    /// The run's own sandbox folder for the app-group container (`FileManager.containerURL(...)`,
+    /// `UserDefaults(suiteName:)`): inside the run's working folder, so it goes with it; the harness copies the
+    /// test's seed folder into it before the extension starts.
+    package var containerDirectory: URL {
+        let folder = context.workDirectory.appendingPathComponent("Container", isDirectory: true)
+        try? FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        return folder
     }
 
     private var workFoldersHandedOut = 0

@@ -20,6 +20,8 @@ open class UNNotificationAttachment: NSObject, @unchecked Sendable {
     public let type: String
     package let staged: StagedAttachment
     package let options: [String: Any]
+    /// What must live as long as the attachment: the harness's temporary folder holding its file.
+    package var keepsAlive: AnyObject?
 
     public init(identifier: String, url: URL, options: [AnyHashable: Any]? = nil) throws {
         let environment = ExtensionEnvironment.current
@@ -48,6 +50,7 @@ open class UNNotificationAttachment: NSObject, @unchecked Sendable {
             throw UNError(UNError.Code(rawValue: error.unErrorCode) ?? .attachmentInvalidURL)
         }
         super.init()
+        environment?.noteFile(url, .attached, by: "UNNotificationAttachment")
         for warning in Self.checkOptions(named) { environment?.record(warning) }
     }
 

@@ -25,6 +25,7 @@ open class UNNotificationContent: NSObject, NSCopying, NSMutableCopying, NSSecur
         package var interruptionLevel: UNNotificationInterruptionLevel = .active
         package var relevanceScore: Double = 0
         package var filterCriteria: String?
+        package var communication: Communication?
     }
 
     package var fields = Fields()

@@ -35,6 +35,8 @@ open class UNNotificationRequest: NSObject, @unchecked Sendable {
 /// `serviceExtensionTimeWillExpire()` exactly as on iOS.
 open class UNNotificationServiceExtension: NSObject {
     public required override init() {
+        // Every run makes its extension first: the moment to connect `os`'s log to the runs.
+        StandInRun.installLogSink
         super.init()
     }
 

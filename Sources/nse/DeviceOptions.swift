@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 import NSEKit
 
 /// The device assumptions a user may change: the documented defaults are in the README.
@@ -6,8 +7,20 @@ struct DeviceOptions: ParsableArguments {
     @Option(name: .customLong("time-budget"), help: ArgumentHelp("Seconds the extension may run before iOS expires it.", valueName: "seconds"))
     var timeBudget: Double = 30
 
-    @Flag(name: .customLong("allow-http"), help: "The extension's Info.plist has an App Transport Security exception: allow plain http image URLs.")
+    @Flag(name: .customLong("allow-http"), help: "The extension's Info.plist has NSAllowsArbitraryLoads: allow plain http from every host.")
     var allowHTTP = false
+
+    @Option(
+        name: .customLong("info-plist"),
+        help: ArgumentHelp("The extension's Info.plist: App Transport Security (NSAllowsArbitraryLoads, NSExceptionDomains) decides which hosts load over http.", valueName: "file"),
+        transform: { path in
+            do throws(TransportSecurityError) {
+                return try TransportSecurity(infoPlist: URL(fileURLWithPath: path))
+            } catch .unreadable(let reason) {
+                throw ValidationError("--info-plist: cannot read \(reason).")
+            }
+        })
+    var infoPlist: TransportSecurity?
 
     @Option(name: .customLong("max-pixels"), help: ArgumentHelp("Refuse images with more pixels than this (decompression-bomb guard).", valueName: "count"))
     var maxPixels: UInt64 = ImageDecodeLimits().maxPixels
@@ -47,7 +60,8 @@ struct DeviceOptions: ParsableArguments {
     var profile: DeviceProfile {
         var profile = DeviceProfile()
         profile.timeBudget = .milliseconds(Int64(timeBudget * 1000))
-        profile.allowsHTTP = allowHTTP
+        profile.transportSecurity = infoPlist ?? TransportSecurity()
+        if allowHTTP { profile.allowsHTTP = true }
         profile.maxPixels = maxPixels
         profile.imageLimits.maxMemory = maxDecodeMemory * 1_048_576
         profile.imageLimits.maxPixelWork = maxPixelWork

@@ -8,7 +8,7 @@ struct NSECommand: AsyncParsableCommand {
         commandName: "nse",
         abstract: "Emulates an iOS Notification Service Extension on a push payload: would the image show?",
         version: NSEVersion.current,
-        subcommands: [ProcessCommand.self, BatchCommand.self, LintCommand.self, ResolveCommand.self, RouteCommand.self]
+        subcommands: [ProcessCommand.self, BatchCommand.self, ExtensionCommand.self, LintCommand.self, ResolveCommand.self, RouteCommand.self]
     )
 
     /// ArgumentParser's own entry point, except that usage errors exit 2 (as documented) rather than 64.

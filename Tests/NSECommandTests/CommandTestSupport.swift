@@ -8,23 +8,26 @@ import Testing
 /// lifetime would stall the other suites meanwhile, including those that time extensions against their budget.
 func runNSE(
     _ arguments: [String], executable: URL = ProcessCommandTests.executable, standardInput: String? = nil,
-    whileRunning: @escaping @Sendable (Process) throws -> Void = { _ in }
+    environment: [String: String] = [:], whileRunning: @escaping @Sendable (Process) throws -> Void = { _ in }
 ) async throws -> ProcessCommandTests.Run {
     try await withCheckedThrowingContinuation { continuation in
         Thread {
             continuation.resume(with: Result {
-                try runBlocking(arguments, executable: executable, standardInput: standardInput, whileRunning: whileRunning)
+                try runBlocking(arguments, executable: executable, standardInput: standardInput, environment: environment, whileRunning: whileRunning)
             })
         }.start()
     }
 }
 
 private func runBlocking(
-    _ arguments: [String], executable: URL, standardInput: String?, whileRunning: (Process) throws -> Void
+    _ arguments: [String], executable: URL, standardInput: String?, environment: [String: String], whileRunning: (Process) throws -> Void
 ) throws -> ProcessCommandTests.Run {
     let process = Process()
     process.executableURL = executable
     process.arguments = arguments
+    if !environment.isEmpty {
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, given in given }
+    }
     process.currentDirectoryURL = ProcessCommandTests.root
     // Given text arrives through a file, so a child that does not read it cannot block the test on a full pipe.
     if let standardInput {

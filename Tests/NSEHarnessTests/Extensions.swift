@@ -122,3 +122,23 @@ class MetricsService: UNNotificationServiceExtension {
         contentHandler(request.content)
     }
 }
+
+/// Holds 48 MB, twice the device's limit, while it works: the memory tests' cheaper stand-in for GreedyService.
+class HungryService: UNNotificationServiceExtension {
+    override func didReceive(_ request: UNNotificationRequest, withContentHandler contentHandler: @escaping (UNNotificationContent) -> Void) {
+        let buffer = [UInt8](repeating: 0x5A, count: 48 * 1_048_576)
+        let content = request.content.mutableCopy() as! UNMutableNotificationContent
+        content.subtitle = "checksum \(buffer[buffer.count / 2])"
+        contentHandler(content)
+    }
+}
+
+/// Blocks in `didReceive` until the test releases it (the payload's `hold` names the latch), then delivers:
+/// a run that is certainly in progress while the test starts another.
+class HoldService: UNNotificationServiceExtension {
+    override func didReceive(_ request: UNNotificationRequest, withContentHandler contentHandler: @escaping (UNNotificationContent) -> Void) {
+        let hold = Latch.named(request.content.userInfo["hold"] as? String ?? "")
+        hold?.arriveAndWaitForRelease()
+        contentHandler(request.content)
+    }
+}

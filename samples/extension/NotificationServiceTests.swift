@@ -14,13 +14,22 @@ struct NotificationServiceTests {
         var imageShown: Bool
     }
 
-    static let expectations: [String: Expectation] = {
-        guard let data = try? Data(contentsOf: samples.appendingPathComponent("expected.json")) else { return [:] }
-        return (try? JSONDecoder().decode([String: Expectation].self, from: data)) ?? [:]
-    }()
+    /// samples/expected.json, or why it could not be read: a missing file must fail the suite, not leave it
+    /// with no cases to run.
+    static let loaded: Result<[String: Expectation], any Error> = Result {
+        let data = try Data(contentsOf: samples.appendingPathComponent("expected.json"))
+        return try JSONDecoder().decode([String: Expectation].self, from: data)
+    }
+
+    static let expectations = (try? loaded.get()) ?? [:]
 
     /// Payloads that are pushes at all (the others are refused before any extension runs).
     static let payloads = expectations.filter { $0.value.outcome != .rejected }.keys.sorted()
+
+    @Test func theSampleExpectationsAreThere() throws {
+        let expectations = try Self.loaded.get()
+        #expect(!Self.payloads.isEmpty, "expected.json lists no payload the extension runs on (\(expectations.count) entries)")
+    }
 
     @Test(arguments: payloads)
     func theExtensionShowsWhatTheSampleExpects(name: String) async throws {

@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <curl/curl.h>
+#include "cnse_pixels.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -58,6 +58,10 @@ public enum DiagnosticCode: String, Sendable, Codable, CaseIterable {
     case extensionHandlerCalledTwice = "extension.handler-called-twice"
     case extensionMemoryLimit = "extension.memory-limit"
     case extensionAttachmentOption = "extension.attachment-option"
+    case extensionCommunication = "extension.communication"
+    case extensionCrashed = "extension.crashed"
+    case extensionContainerSeed = "extension.container-seed"
+    case extensionInfoPlist = "extension.info-plist"
 
     // Firebase's helper beyond the image.
     case firebaseDeliveryMetrics = "firebase.delivery-metrics"

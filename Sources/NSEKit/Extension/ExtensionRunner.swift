@@ -15,6 +15,8 @@ public struct ExtensionState: Sendable {
     public var timings: [String: Double] = [:]
     /// How much the process's resident memory grew while the extension ran, where it could be measured.
     public var memoryPeakBytes: Int?
+    /// What an app's own extension did (requests, log, files, handler calls, memory), for the result.
+    public var activity = ExtensionActivity()
 
     public init(original: NotificationContent) {
         self.original = original
@@ -62,10 +64,14 @@ public protocol ExtensionRunner: Sendable {
     func run(_ state: inout ExtensionState, context: ExtensionContext) async -> ExtensionDelivery
     /// True when the extension changes the text, so a push that never reaches it loses those changes.
     var changesContent: Bool { get }
+    /// True when the run must have the process to itself (to measure process-wide memory): the emulator waits
+    /// for other runs to finish first (`ConcurrentRuns`).
+    var needsProcessAlone: Bool { get }
 }
 
 extension ExtensionRunner {
     public var changesContent: Bool { false }
+    public var needsProcessAlone: Bool { false }
 }
 
 extension Duration {

@@ -91,7 +91,7 @@ public struct FirebaseImageHelper: Sendable {
         guard !profile.transportSecurityAllows(url) else { return true }
         diagnostics.append(.error(
             .mediaInsecureURL,
-            "The image URL uses plain http (\(url.absoluteString)). App Transport Security blocks it in the extension, so the download fails and no image is shown. Serve it over https, or pass --allow-http if the extension's Info.plist has an ATS exception."))
+            "The image URL uses plain http (\(url.absoluteString)). App Transport Security blocks it in the extension, so the download fails and no image is shown. Serve it over https, or \(TransportSecurity.remedy(for: url.host ?? ""))."))
         return false
     }
 

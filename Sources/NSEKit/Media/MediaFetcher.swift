@@ -14,6 +14,39 @@ public struct FetchedMedia: Sendable {
     public var redirects: Int
 }
 
+/// What an app's `URLRequest` carries besides its URL.
+public struct HTTPRequestParts: Sendable, Hashable {
+    public var method = "GET"
+    /// Header fields in the order set; the fetcher adds its own only where these have none.
+    public var headers: [HTTPHeaderField] = []
+    public var body: Data?
+
+    public init(method: String = "GET", headers: [HTTPHeaderField] = [], body: Data? = nil) {
+        self.method = method
+        self.headers = headers
+        self.body = body
+    }
+}
+
+public struct HTTPHeaderField: Sendable, Hashable {
+    public var name: String
+    public var value: String
+
+    public init(name: String, value: String) {
+        self.name = name
+        self.value = value
+    }
+}
+
+/// A response as an app's `URLSession` task receives it: the final head, and the body in memory or in a file.
+public struct FetchedResponse: Sendable {
+    public var head: ResponseHead
+    /// The body, for a transfer kept in memory; nil when it went to a file.
+    public var body: Data?
+    public var bytes: Int
+    public var redirects: Int
+}
+
 /// Downloads media with libcurl the way an extension's URLSession download task does: follows redirects,
 /// streams the body to a file, and stops at the time budget or the attachment size limit.
 public struct MediaFetcher: Sendable {
@@ -48,7 +81,7 @@ public struct MediaFetcher: Sendable {
         let tokens = [taskCancellation] + (cancellation.map { [$0] } ?? [])
         // libcurl's easy interface blocks: it runs on a thread of its own, never on Swift's cooperative pool.
         let result = await withTaskCancellationHandler {
-            await onOwnThread("nse.fetch") { CurlTransfer(request, cancellations: tokens).run() }
+            await onOwnThread("nse.fetch") { CurlTransfer(request, cancellations: tokens).run().media(file: destination) }
         } onCancel: {
             taskCancellation.cancel()
         }
@@ -71,11 +104,30 @@ public struct MediaFetcher: Sendable {
         }
         guard !(cancellation?.isCancelled ?? false) else { throw .cancelled }
         let request = transferRequest(url, to: destination, deadline: deadline, sizeLimit: sizeLimit)
-        return try CurlTransfer(request, cancellations: cancellation.map { [$0] } ?? []).run().get()
+        return try CurlTransfer(request, cancellations: cancellation.map { [$0] } ?? []).run().media(file: destination).get()
+    }
+
+    /// Makes an app's request on the calling thread, which it blocks (URLSession's tasks run on threads of their
+    /// own): its method, headers and body, redirects judged hop by hop as for media, the body into `destination`
+    /// or, when nil, into memory. Never served from a batch's cache: the app's requests are its own.
+    public func requestBlocking(
+        _ url: URL,
+        parts: HTTPRequestParts,
+        to destination: URL?,
+        deadline: ContinuousClock.Instant,
+        cancellations: [TransferCancellation],
+        sizeLimit: @escaping @Sendable (ResponseHead) -> Int
+    ) throws(MediaFetchError) -> FetchedResponse {
+        var request = transferRequest(url, to: destination, deadline: deadline, sizeLimit: sizeLimit)
+        request.parts = parts
+        let tokens = cancellations + (cancellation.map { [$0] } ?? [])
+        guard !tokens.contains(where: \.isCancelled) else { throw .cancelled }
+        let result = try CurlTransfer(request, cancellations: tokens).run().get()
+        return FetchedResponse(head: result.head, body: result.body, bytes: result.bytes, redirects: result.redirects)
     }
 
     private func transferRequest(
-        _ url: URL, to destination: URL, deadline: ContinuousClock.Instant, sizeLimit: @escaping @Sendable (ResponseHead) -> Int
+        _ url: URL, to destination: URL?, deadline: ContinuousClock.Instant, sizeLimit: @escaping @Sendable (ResponseHead) -> Int
     ) -> TransferRequest {
         let profile = profile
         return TransferRequest(
@@ -89,17 +141,38 @@ public struct MediaFetcher: Sendable {
     }
 }
 
+extension Result where Success == TransferResult {
+    /// The media download's view of a transfer into a file.
+    func media(file: URL) -> Result<FetchedMedia, Failure> {
+        map { FetchedMedia(head: $0.head, file: file, bytes: $0.bytes, sha256: $0.sha256, prefix: $0.prefix, redirects: $0.redirects) }
+    }
+}
+
+/// What one transfer produced.
+struct TransferResult: Sendable {
+    var head: ResponseHead
+    var bytes: Int
+    var sha256: String
+    var prefix: [UInt8]
+    var redirects: Int
+    /// The body, when the transfer had no file to write to.
+    var body: Data?
+}
+
 /// One download as the device makes it. The transfer itself may go elsewhere (`hostMapping`), hop by hop.
 struct TransferRequest: Sendable {
     /// The URL the device loads first (the payload's).
     var deviceURL: URL
-    var destination: URL
+    /// The file the body goes to; nil keeps it in memory (bounded by `sizeLimit`).
+    var destination: URL?
     var deadline: ContinuousClock.Instant
     var maxRedirects: Int
     /// App Transport Security's verdict on each URL the device would load: the first, and every redirect hop.
     var transportSecurityAllows: @Sendable (URL) -> Bool
     var sizeLimit: @Sendable (ResponseHead) -> Int
     var hostMapping: MediaHostMapping?
+    /// The app's method, headers and body; a plain GET for media.
+    var parts = HTTPRequestParts()
 
     /// Where the transfer for the device's `url` goes: the loopback server under a host mapping, else `url`.
     func transferURL(for url: URL) -> URL {
@@ -130,6 +203,11 @@ private final class CurlTransfer {
     private let cancellations: [TransferCancellation]
     private var handle: UnsafeMutableRawPointer?
     private var descriptor: Int32 = -1
+    /// The body, when there is no file to write it to.
+    private var body: Data?
+    /// The method of the current hop: a 303 (and a 301/302 after POST) turns it into GET, as URLSession does.
+    private var method: String
+    private var headerList: UnsafeMutablePointer<curl_slist>?
     private let hasher = SHA256()
     private var received = 0
     private var prefix: [UInt8] = []
@@ -147,23 +225,32 @@ private final class CurlTransfer {
         self.request = request
         self.cancellations = cancellations
         deviceURL = request.deviceURL
+        method = request.parts.method.uppercased()
+    }
+
+    deinit {
+        curl_slist_free_all(headerList)
     }
 
     /// Follows redirects itself rather than letting libcurl do it, so every hop is judged as the device would
     /// judge it (App Transport Security, the schemes URLSession follows, the redirect limit) on the URL the
     /// device would load, and every hop of a host-mapped transfer stays on the mapped (loopback) server.
-    func run() -> Result<FetchedMedia, MediaFetchError> {
+    func run() -> Result<TransferResult, MediaFetchError> {
         guard Self.globalInit == CURLE_OK, let handle = curl_easy_init() else {
             return .failure(.network("libcurl could not be initialised"))
         }
         self.handle = handle
         defer { curl_easy_cleanup(handle) }
 
-        descriptor = open(request.destination.path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-        guard descriptor >= 0 else {
-            return .failure(.cannotSave("cannot create \(request.destination.path): \(String(cString: strerror(errno)))"))
+        if let destination = request.destination {
+            descriptor = open(destination.path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+            guard descriptor >= 0 else {
+                return .failure(.cannotSave("cannot create \(destination.path): \(String(cString: strerror(errno)))"))
+            }
+        } else {
+            body = Data()
         }
-        defer { close(descriptor) }
+        defer { if descriptor >= 0 { close(descriptor) } }
 
         let errorBuffer = UnsafeMutablePointer<CChar>.allocate(capacity: Int(CURL_ERROR_SIZE))
         errorBuffer.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE))
@@ -178,6 +265,7 @@ private final class CurlTransfer {
             _ = cnse_curl_setopt_string(handle, CURLOPT_URL, request.transferURL(for: deviceURL).absoluteString)
             _ = cnse_curl_setopt_long(handle, CURLOPT_TIMEOUT_MS, milliseconds)
             _ = cnse_curl_setopt_long(handle, CURLOPT_CONNECTTIMEOUT_MS, milliseconds)
+            setMethod(handle)
             errorBuffer[0] = 0
             status = 0
             headers = [:]
@@ -198,13 +286,37 @@ private final class CurlTransfer {
             guard redirects <= request.maxRedirects else { return .failure(.tooManyRedirects(limit: request.maxRedirects)) }
             guard ["http", "https"].contains(next.scheme?.lowercased() ?? "") else { return .failure(.unsupportedRedirect(next)) }
             guard request.transportSecurityAllows(next) else { return .failure(.insecureRedirect(next)) }
+            if status == 303 || (method == "POST" && (status == 301 || status == 302)) { method = "GET" }
             deviceURL = next
         }
-        var media = FetchedMedia(
-            head: responseHead(), file: request.destination, bytes: received, sha256: "", prefix: prefix,
-            redirects: redirects)
-        media.sha256 = hasher.finalizeHex()
-        return .success(media)
+        return .success(TransferResult(
+            head: responseHead(), bytes: received, sha256: hasher.finalizeHex(), prefix: prefix, redirects: redirects,
+            body: body))
+    }
+
+    /// The hop's method and body: the app's for the first hop, GET without a body after a redirect that says so.
+    private func setMethod(_ handle: UnsafeMutableRawPointer) {
+        // Back to a plain GET first: a handle keeps what an earlier hop set.
+        _ = cnse_curl_setopt_long(handle, CURLOPT_HTTPGET, 1)
+        _ = cnse_curl_setopt_string(handle, CURLOPT_CUSTOMREQUEST, nil)
+        switch method {
+        case "GET":
+            break
+        case "HEAD":
+            _ = cnse_curl_setopt_long(handle, CURLOPT_NOBODY, 1)
+        default:
+            let body = method == request.parts.method.uppercased() ? request.parts.body ?? Data() : Data()
+            _ = cnse_curl_setopt_off_t(handle, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(body.count))
+            if body.isEmpty {
+                _ = cnse_curl_setopt_string(handle, CURLOPT_COPYPOSTFIELDS, "")
+            } else {
+                // libcurl copies the bytes: the Data need not outlive this call.
+                _ = body.withUnsafeBytes { bytes in
+                    cnse_curl_setopt_pointer(handle, CURLOPT_COPYPOSTFIELDS, UnsafeMutableRawPointer(mutating: bytes.baseAddress))
+                }
+            }
+            if method != "POST" { _ = cnse_curl_setopt_string(handle, CURLOPT_CUSTOMREQUEST, method) }
+        }
     }
 
     /// The options every hop shares; the URL and time-outs are set per hop.
@@ -219,6 +331,10 @@ private final class CurlTransfer {
         _ = cnse_curl_setopt_string(handle, CURLOPT_USERAGENT, "nse (Notification Service Extension emulator)")
         // 256 KiB instead of 16 KiB per read: a 10 MB image takes 40 write callbacks (and write(2) calls), not 640.
         _ = cnse_curl_setopt_long(handle, CURLOPT_BUFFERSIZE, 256 * 1024)
+        for field in request.parts.headers {
+            headerList = curl_slist_append(headerList, "\(field.name): \(field.value)")
+        }
+        if let headerList { _ = cnse_curl_setopt_pointer(handle, CURLOPT_HTTPHEADER, headerList) }
         _ = cnse_curl_setopt_pointer(handle, CURLOPT_HEADERDATA, context)
         _ = cnse_curl_setopt_data_callback(handle, CURLOPT_HEADERFUNCTION) { data, size, count, context in
             guard let data, let context else { return 0 }
@@ -296,12 +412,17 @@ private final class CurlTransfer {
             failure = .tooLarge(limit: limit, declared: headers["content-length"].flatMap(Int.init))
             return false
         }
+        if body != nil {
+            body?.append(contentsOf: chunk)
+            received += chunk.count
+            return true
+        }
         var offset = 0
         while offset < chunk.count {
             let written = write(descriptor, chunk.baseAddress! + offset, chunk.count - offset)
             if written < 0 {
                 if errno == EINTR { continue }
-                failure = .cannotSave("cannot write \(request.destination.path): \(String(cString: strerror(errno)))")
+                failure = .cannotSave("cannot write \(request.destination?.path ?? "the body"): \(String(cString: strerror(errno)))")
                 return false
             }
             offset += written

@@ -14,6 +14,8 @@ public struct NotificationContent: Sendable, Hashable, Codable {
     public var relevanceScore: Double = 0
     public var userInfo: [String: JSONValue] = [:]
     public var attachments: [Attachment] = []
+    /// Set when the extension made it a communication notification; absent otherwise.
+    public var communication: Communication?
 
     public init() {}
 

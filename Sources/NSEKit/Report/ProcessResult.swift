@@ -30,6 +30,9 @@ public struct ProcessResult: Sendable, Codable {
     /// How much the process's peak memory grew while the extension ran (the harness measures it when
     /// extensions run one at a time); absent when not measured.
     public var extensionMemoryBytes: Int?
+    /// What an app's own extension did: its requests, log, files, handler calls and memory (the harness);
+    /// absent for the command line's built-in extension and when no extension ran.
+    public var extensionActivity: ExtensionActivity? = nil
 
     /// The Android side of an FCM message (`--platform android|both`); absent otherwise.
     public var android: AndroidResult? = nil

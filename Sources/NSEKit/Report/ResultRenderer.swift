@@ -38,6 +38,7 @@ public struct TextResultRenderer: ResultRenderer {
                 lines.append("    \(label.padding(toLength: 9, withPad: " ", startingAt: 0))\(quoted(value))")
             }
             if let badge = content.badge { lines.append("    badge    \(badge)") }
+            if let communication = content.communication { lines.append("    sender   \(sender(communication))") }
             for attachment in content.attachments {
                 var description = "    image    \(attachment.type)"
                 if let width = attachment.width, let height = attachment.height { description += " \(width)x\(height)" }
@@ -50,6 +51,9 @@ public struct TextResultRenderer: ResultRenderer {
         for diagnostic in result.diagnostics {
             lines.append("  \(diagnostic.severity.rawValue.padding(toLength: 8, withPad: " ", startingAt: 0))\(diagnostic.code.rawValue): \(diagnostic.message)")
         }
+        if let activity = result.extensionActivity {
+            lines += activityLines(activity)
+        }
         if let android = result.android {
             lines += androidLines(android)
         }
@@ -59,15 +63,70 @@ public struct TextResultRenderer: ResultRenderer {
         return lines.joined(separator: "\n")
     }
 
+    /// A communication notification's sender, avatar and conversation, as the phone presents them.
+    private func sender(_ communication: Communication) -> String {
+        var text = communication.senderName.map(quoted) ?? "(no name)"
+        if let avatar = communication.avatar {
+            text += ", avatar \(avatar.width)x\(avatar.height) in place of the app icon"
+        } else {
+            text += ", no avatar (initials shown)"
+        }
+        if let group = communication.groupName { text += ", in group \(quoted(group))" }
+        return text
+    }
+
     private func verdict(_ result: ProcessResult) -> String {
         switch result.outcome {
         case .modified: result.imageShown ? "OK: extension ran, image shown" : "OK: extension ran (no image requested)"
         case .modifiedWithoutAttachment: "FAIL: extension ran, but the image is NOT shown"
+        case .original where result.extensionInvoked: "FAIL: extension ran, but delivered nothing: the original content is shown"
         case .original: "extension not run: the payload's own content is shown"
         case .bestAttempt: "FAIL: time ran out: best-attempt content shown, no image"
         case .rejected: "REJECTED: nothing reaches the phone"
         case .notEmulated: "iOS not emulated (--platform android)"
         }
+    }
+
+    /// Log lines shown before the rest are summarised: a chatty extension must not bury the verdict.
+    static let shownLogLines = 20
+
+    /// What an app's own extension did, in the order a reader checks it: its requests, log, handler calls, memory.
+    private func activityLines(_ activity: ExtensionActivity) -> [String] {
+        var lines = ["  the extension:"]
+        for request in activity.requests {
+            var outcome: String
+            switch request.outcome {
+            case .completed: outcome = "\(request.status.map(String.init) ?? "?"), \(request.bytes) bytes"
+            case .failed: outcome = "failed, \(request.error ?? "no response")"
+            case .cancelled: outcome = "cancelled"
+            case .unfinished: outcome = "unfinished when the extension ended"
+            }
+            if request.redirects > 0 { outcome += ", \(request.redirects) redirects" }
+            let code = request.diagnostic.map { " [\($0.rawValue)]" } ?? ""
+            lines.append("    request  \(request.method) \(request.url) -> \(outcome) in \(Int(saturating: request.milliseconds.rounded())) ms (\(request.api))\(code)")
+        }
+        for line in activity.log.prefix(Self.shownLogLines) {
+            let origin = [line.subsystem, line.category].compactMap { $0 }.joined(separator: "/")
+            lines.append("    log      [\(line.level.rawValue)]\(origin.isEmpty ? "" : " " + origin): \(line.message.replacingOccurrences(of: "\n", with: "\\n"))")
+        }
+        if activity.log.count > Self.shownLogLines {
+            lines.append("    log      ... \(activity.log.count - Self.shownLogLines) more lines (--format json has them all)")
+        }
+        let calls = activity.handlerCalls.map { call in
+            "\(Int(saturating: call.milliseconds.rounded())) ms from \(call.thread)\(call.used ? " (shown)" : " (ignored)")"
+        }
+        lines.append("    handler  " + (calls.isEmpty ? "never called" : calls.joined(separator: "; ")))
+        if let memory = activity.memory {
+            var text = "    memory   held by the stand-ins at most \(memory.accountedPeakBytes) bytes; process "
+            switch memory.processMeasurement {
+            case .measured: text += "grew \(memory.processGrowthBytes ?? 0) bytes"
+            case .notMeasuredConcurrentRuns: text += "not measured (other runs overlapped)"
+            case .off: text += "not measured"
+            case .unsupported: text += "not measured (no peak memory on this system)"
+            }
+            lines.append(text)
+        }
+        return lines
     }
 
     private func androidLines(_ android: AndroidResult) -> [String] {

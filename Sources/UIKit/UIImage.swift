@@ -1,0 +1,91 @@
+@_exported import Foundation
+import NSEKit
+import UserNotifications
+
+/// `UIImage` as a Notification Service Extension uses it: decode downloaded bytes, resize, encode again.
+/// Decoding is real (libpng, libjpeg-turbo, giflib) and happens when the image is created (iOS defers it to
+/// the first draw or encode, which an extension nearly always does next). Every decoded bitmap is charged to
+/// the run's memory, width x height x 4 bytes, until the image is freed: a 12-megapixel photo is 48 MB,
+/// twice what iOS lets an extension use.
+open class UIImage: NSObject, @unchecked Sendable {
+    // Immutable after init; the bitmap is only read (drawn, encoded) once the image exists.
+    package let bitmap: RGBABitmap
+    public let scale: CGFloat
+    private let charge: MemoryCharge?
+
+    package init(bitmap: RGBABitmap, scale: CGFloat, charge: MemoryCharge?) {
+        self.bitmap = bitmap
+        self.scale = scale > 0 ? scale : 1
+        self.charge = charge
+        super.init()
+    }
+
+    public convenience init?(data: Data) {
+        self.init(data: data, scale: 1)
+    }
+
+    public convenience init?(data: Data, scale: CGFloat) {
+        guard let (bitmap, charge) = Self.decode(data, source: "UIImage(data:)") else { return nil }
+        self.init(bitmap: bitmap, scale: scale, charge: charge)
+    }
+
+    public convenience init?(contentsOfFile path: String) {
+        guard let data = FileManager.default.contents(atPath: path),
+              let (bitmap, charge) = Self.decode(data, source: "UIImage(contentsOfFile:)") else { return nil }
+        self.init(bitmap: bitmap, scale: 1, charge: charge)
+    }
+
+    /// An extension has no asset catalog here: always nil.
+    public convenience init?(named name: String) {
+        return nil
+    }
+
+    /// The size in points: pixels divided by `scale`.
+    open var size: CGSize {
+        CGSize(width: CGFloat(bitmap.width) / scale, height: CGFloat(bitmap.height) / scale)
+    }
+
+    open func pngData() -> Data? {
+        try? bitmap.pngData()
+    }
+
+    open func jpegData(compressionQuality: CGFloat) -> Data? {
+        try? bitmap.jpegData(quality: Double(compressionQuality))
+    }
+
+    /// Draws the image into the current image context (a renderer's, or UIGraphicsBeginImageContext's).
+    open func draw(in rect: CGRect) {
+        ImageContext.current?.draw(bitmap, in: rect)
+    }
+
+    open func draw(at point: CGPoint) {
+        draw(in: CGRect(origin: point, size: size))
+    }
+
+    /// A downscaled copy that fits `size` (iOS 15), decoded at the smaller size.
+    open func preparingThumbnail(of size: CGSize) -> UIImage? {
+        let renderer = UIGraphicsImageRenderer(size: size, format: UIGraphicsImageRendererFormat(scale: 1))
+        return renderer.image { _ in draw(in: CGRect(origin: .zero, size: size)) }
+    }
+
+    open func byPreparingThumbnail(ofSize size: CGSize) async -> UIImage? {
+        preparingThumbnail(of: size)
+    }
+
+    /// Decodes and charges the bitmap. An image too large to decode is still charged for what iOS would
+    /// allocate for it, so the run reports the memory kill that would end the extension on a phone.
+    private static func decode(_ data: Data, source: String) -> (RGBABitmap, MemoryCharge?)? {
+        let profile = StandInRun.environment?.context.profile ?? DeviceProfile()
+        do {
+            let bitmap = try RGBABitmap.decode(data, maxPixels: profile.maxPixels)
+            let charge = StandInRun.chargeMemory(bitmap.bytes)
+            return (bitmap, charge)
+        } catch .tooManyPixels(let width, let height) {
+            let (bytes, overflow) = width.multipliedReportingOverflow(by: height * 4)
+            _ = StandInRun.chargeMemory(overflow ? Int.max / 4 : bytes)
+            return nil
+        } catch {
+            return nil
+        }
+    }
+}

@@ -1,0 +1,297 @@
+@_exported import FoundationNetworking
+import Foundation
+import NSEKit
+
+/// `URLSession` for an app's extension compiled on Linux. Every file that imports UserNotifications sees this
+/// class instead of FoundationNetworking's, so the extension's own requests go through the emulated device
+/// network (App Transport Security from its Info.plist, its remaining time, host mapping onto the test's
+/// loopback server, libcurl underneath) and are recorded in the result. `URLRequest`, `URLResponse`,
+/// `HTTPURLResponse` and `URLSessionConfiguration` are Foundation's own.
+open class URLSession: NSObject, @unchecked Sendable {
+    /// What a data delegate answers when the response arrives.
+    public enum ResponseDisposition: Int, Sendable {
+        case cancel, allow, becomeDownload, becomeStream
+    }
+
+    /// The shared session of the harness run on this thread (one per run, so parallel tests stay apart).
+    open class var shared: URLSession {
+        guard let environment = ExtensionEnvironment.current else { return unattached }
+        return environment.withSharedSession { URLSession(configuration: .default, environment: environment, isShared: true) }
+    }
+
+    /// For code outside any harness run: a default device, no host mapping.
+    private static let unattached = URLSession(configuration: .default, environment: nil, isShared: true)
+
+    public let configuration: URLSessionConfiguration
+    public let delegate: (any URLSessionDelegate)?
+    public let delegateQueue: OperationQueue
+    open var sessionDescription: String?
+    /// The run the session was made in; a task made on a thread with a run of its own uses that one.
+    let environment: ExtensionEnvironment?
+    private let isShared: Bool
+
+    // `lock` guards the task list and the invalidation state; `callbacks` keeps delegate calls one at a time,
+    // as iOS's serial delegate queue does.
+    private let lock = NSLock()
+    // Recursive: a delegate method may invalidate the session, which reports to the delegate in turn.
+    private let callbacks = NSRecursiveLock()
+    private var tasks: [Int: URLSessionTask] = [:]
+    private var nextIdentifier = 1
+    private var invalidated = false
+    private var invalidationReported = false
+
+    public convenience init(configuration: URLSessionConfiguration) {
+        self.init(configuration: configuration, delegate: nil, delegateQueue: nil)
+    }
+
+    public init(configuration: URLSessionConfiguration, delegate: (any URLSessionDelegate)?, delegateQueue queue: OperationQueue?) {
+        self.configuration = configuration
+        self.delegate = delegate
+        self.delegateQueue = queue ?? OperationQueue()
+        self.environment = ExtensionEnvironment.current
+        self.isShared = false
+        super.init()
+    }
+
+    private init(configuration: URLSessionConfiguration, environment: ExtensionEnvironment?, isShared: Bool) {
+        self.configuration = configuration
+        self.delegate = nil
+        self.delegateQueue = OperationQueue()
+        self.environment = environment
+        self.isShared = isShared
+        super.init()
+    }
+
+    // MARK: Tasks with a completion handler
+
+    open func dataTask(with url: URL, completionHandler: @escaping (Data?, URLResponse?, (any Error)?) -> Void) -> URLSessionDataTask {
+        dataTask(with: URLRequest(url: url), completionHandler: completionHandler)
+    }
+
+    open func dataTask(with request: URLRequest, completionHandler: @escaping (Data?, URLResponse?, (any Error)?) -> Void) -> URLSessionDataTask {
+        register { URLSessionDataTask(session: self, request: request, identifier: $0, api: "URLSession.dataTask", completion: completionHandler) }
+    }
+
+    open func downloadTask(with url: URL, completionHandler: @escaping (URL?, URLResponse?, (any Error)?) -> Void) -> URLSessionDownloadTask {
+        downloadTask(with: URLRequest(url: url), completionHandler: completionHandler)
+    }
+
+    open func downloadTask(with request: URLRequest, completionHandler: @escaping (URL?, URLResponse?, (any Error)?) -> Void) -> URLSessionDownloadTask {
+        register { URLSessionDownloadTask(session: self, request: request, identifier: $0, api: "URLSession.downloadTask", completion: completionHandler) }
+    }
+
+    // MARK: Tasks reporting to the delegate
+
+    open func dataTask(with url: URL) -> URLSessionDataTask {
+        dataTask(with: URLRequest(url: url))
+    }
+
+    open func dataTask(with request: URLRequest) -> URLSessionDataTask {
+        register { URLSessionDataTask(session: self, request: request, identifier: $0, api: "URLSession.dataTask", completion: nil) }
+    }
+
+    open func downloadTask(with url: URL) -> URLSessionDownloadTask {
+        downloadTask(with: URLRequest(url: url))
+    }
+
+    open func downloadTask(with request: URLRequest) -> URLSessionDownloadTask {
+        register { URLSessionDownloadTask(session: self, request: request, identifier: $0, api: "URLSession.downloadTask", completion: nil) }
+    }
+
+    // MARK: async
+
+    public func data(from url: URL, delegate: (any URLSessionTaskDelegate)? = nil) async throws -> (Data, URLResponse) {
+        try await data(for: URLRequest(url: url), delegate: delegate)
+    }
+
+    public func data(for request: URLRequest, delegate: (any URLSessionTaskDelegate)? = nil) async throws -> (Data, URLResponse) {
+        let box = ResultBox<(Data, URLResponse)>()
+        let task = register {
+            URLSessionDataTask(session: self, request: request, identifier: $0, api: "URLSession.data(for:)") { data, response, error in
+                if let data, let response { box.succeed((data, response)) } else { box.fail(error ?? URLError(.unknown)) }
+            }
+        }
+        return try await box.value(running: task)
+    }
+
+    public func download(from url: URL, delegate: (any URLSessionTaskDelegate)? = nil) async throws -> (URL, URLResponse) {
+        try await download(for: URLRequest(url: url), delegate: delegate)
+    }
+
+    /// As on iOS, the returned file is the extension's to move; it is not deleted when this returns (it goes
+    /// with the run's working folder).
+    public func download(for request: URLRequest, delegate: (any URLSessionTaskDelegate)? = nil) async throws -> (URL, URLResponse) {
+        let box = ResultBox<(URL, URLResponse)>()
+        let task = register {
+            URLSessionDownloadTask(session: self, request: request, identifier: $0, api: "URLSession.download(for:)") { location, response, error in
+                guard let location, let response else { return box.fail(error ?? URLError(.unknown)) }
+                // Keep the file past the handler's return, which deletes the task's own .tmp.
+                let kept = location.deletingPathExtension().appendingPathExtension("download.tmp")
+                do {
+                    try FileManager.default.moveItem(at: location, to: kept)
+                    box.succeed((kept, response))
+                } catch {
+                    box.fail(URLError(.cannotMoveFile))
+                }
+            }
+        }
+        return try await box.value(running: task)
+    }
+
+    // MARK: Invalidation
+
+    /// Lets running tasks finish, then invalidates; the shared session ignores it, as on iOS.
+    open func finishTasksAndInvalidate() {
+        guard !isShared else { return }
+        lock.withLock { invalidated = true }
+        reportInvalidationIfDone()
+    }
+
+    /// Cancels every task and invalidates; the shared session ignores it, as on iOS.
+    open func invalidateAndCancel() {
+        guard !isShared else { return }
+        let running = lock.withLock {
+            invalidated = true
+            return Array(tasks.values)
+        }
+        running.forEach { $0.cancel() }
+        reportInvalidationIfDone()
+    }
+
+    open func getAllTasks(completionHandler: @escaping ([URLSessionTask]) -> Void) {
+        completionHandler(lock.withLock { Array(tasks.values) })
+    }
+
+    // MARK: Running tasks
+
+    private func register<Task: URLSessionTask>(_ make: (Int) -> Task) -> Task {
+        let (task, refused) = lock.withLock {
+            defer { nextIdentifier += 1 }
+            let task = make(nextIdentifier)
+            if !invalidated { tasks[task.taskIdentifier] = task }
+            return (task, invalidated)
+        }
+        if refused {
+            // iOS raises NSGenericException here and the extension crashes; say so, and fail the task instead.
+            environment(for: task).record(.error(.mediaNetwork, "The extension created a \(task.api) on a URLSession it had already invalidated: iOS raises \"Task created in a session that has been invalidated\" and the extension crashes (the original content is shown). Create a new session."))
+            task.cancel()
+        }
+        return task
+    }
+
+    /// The run a task belongs to: the one on the creating thread, else the session's, else none.
+    private func environment(for task: URLSessionTask) -> ExtensionEnvironment {
+        ExtensionEnvironment.current ?? environment ?? ExtensionEnvironment.standalone()
+    }
+
+    func start(_ task: URLSessionTask) {
+        let environment = environment(for: task)
+        environment.helper("nse.URLSession") {
+            environment.withCurrent { task.run(in: environment) }
+            self.finished(task)
+        }
+    }
+
+    func perform(_ task: URLSessionTask, to file: URL?, in environment: ExtensionEnvironment) -> ExtensionHTTPResult {
+        let request = ExtensionHTTPRequest(task.originalRequest ?? URLRequest(url: URL(fileURLWithPath: "/")), configuration: configuration, api: task.api)
+        return environment.perform(request, to: file, cancellation: task.cancellation)
+    }
+
+    /// A data task without a handler: the delegate gets the response, the data, then the completion.
+    func deliver(_ data: Data, response: URLResponse, for task: URLSessionDataTask) {
+        callbacks.withLock {
+            guard let delegate = delegate as? any URLSessionDataDelegate else {
+                (delegate as? any URLSessionTaskDelegate)?.urlSession(self, task: task, didCompleteWithError: nil)
+                return
+            }
+            var disposition = ResponseDisposition.allow
+            delegate.urlSession(self, dataTask: task, didReceive: response) { disposition = $0 }
+            if disposition == .cancel {
+                delegate.urlSession(self, task: task, didCompleteWithError: URLError(.cancelled))
+                return
+            }
+            if !data.isEmpty { delegate.urlSession(self, dataTask: task, didReceive: data) }
+            delegate.urlSession(self, task: task, didCompleteWithError: nil)
+        }
+    }
+
+    /// A download task without a handler: `didFinishDownloadingTo`, then the completion.
+    func deliver(file: URL, for task: URLSessionDownloadTask) {
+        callbacks.withLock {
+            guard let delegate = delegate as? any URLSessionDownloadDelegate else {
+                (delegate as? any URLSessionTaskDelegate)?.urlSession(self, task: task, didCompleteWithError: nil)
+                return
+            }
+            let bytes = task.countOfBytesReceived
+            delegate.urlSession(self, downloadTask: task, didWriteData: bytes, totalBytesWritten: bytes, totalBytesExpectedToWrite: bytes)
+            delegate.urlSession(self, downloadTask: task, didFinishDownloadingTo: file)
+            delegate.urlSession(self, task: task, didCompleteWithError: nil)
+        }
+    }
+
+    func taskDidComplete(_ task: URLSessionTask, error: (any Error)?) {
+        callbacks.withLock {
+            (delegate as? any URLSessionTaskDelegate)?.urlSession(self, task: task, didCompleteWithError: error)
+        }
+    }
+
+    private func finished(_ task: URLSessionTask) {
+        lock.withLock { _ = tasks.removeValue(forKey: task.taskIdentifier) }
+        reportInvalidationIfDone()
+    }
+
+    /// After invalidation, once no task is left: the delegate hears `didBecomeInvalidWithError(nil)` once.
+    private func reportInvalidationIfDone() {
+        let report = lock.withLock {
+            guard invalidated, tasks.isEmpty, !invalidationReported else { return false }
+            invalidationReported = true
+            return true
+        }
+        guard report, let delegate else { return }
+        callbacks.withLock { delegate.urlSession(self, didBecomeInvalidWithError: nil) }
+    }
+}
+
+/// The one result of an async call's task, waited for without blocking a thread.
+private final class ResultBox<Value: Sendable>: @unchecked Sendable {
+    // `lock` guards both fields.
+    private let lock = NSLock()
+    private var result: Result<Value, any Error>?
+    private var waiter: CheckedContinuation<Value, any Error>?
+
+    func succeed(_ value: Value) { settle(.success(value)) }
+    func fail(_ error: any Error) { settle(.failure(error)) }
+
+    private func settle(_ outcome: Result<Value, any Error>) {
+        let continuation: CheckedContinuation<Value, any Error>? = lock.withLock {
+            guard result == nil else { return nil }
+            result = outcome
+            defer { waiter = nil }
+            return waiter
+        }
+        continuation?.resume(with: outcome)
+    }
+
+    /// Starts `task` and waits for its completion; cancelling the Swift task cancels it.
+    func value(running task: URLSessionTask) async throws -> Value {
+        try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { continuation in
+                let ready: Result<Value, any Error>? = lock.withLock {
+                    if result == nil { waiter = continuation }
+                    return result
+                }
+                if let ready { continuation.resume(with: ready) }
+                task.resume()
+            }
+        } onCancel: {
+            task.cancel()
+        }
+    }
+}
+
+extension ExtensionEnvironment {
+    /// The run's `URLSession.shared`, made on first use.
+    func withSharedSession(_ make: () -> URLSession) -> URLSession {
+        sharedSession(orMake: make) as? URLSession ?? make()
+    }
+}

@@ -1,0 +1,229 @@
+import ArgumentParser
+import Foundation
+import NSEHarness
+import NSEKit
+
+struct ExtensionCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "extension",
+        abstract: "Build an app's own Notification Service Extension from its Xcode folder and run payloads through it.",
+        discussion: """
+            PATH is the extension target's folder (its .swift files and Info.plist, searched recursively) or single \
+            files. They are compiled with nse's stand-ins for UserNotifications, FirebaseMessaging, os, UIKit, \
+            UniformTypeIdentifiers and Intents in a cached package (NSE_CACHE_DIR, else ~/.cache/nse), in Swift 5 \
+            mode as Xcode compiles app code; the first build takes minutes, a rerun on unchanged sources none. \
+            Each payload runs in a process of its own. Exit status as for `nse process`: 0, 1 when verification \
+            finds an error (a crash included), 2 for usage errors, unreadable files, or sources that do not compile.
+            """
+    )
+
+    @Argument(help: "The extension's source folder, or its .swift files (and Info.plist).", completion: .file())
+    var paths: [String]
+
+    @Option(name: .customLong("payload"), parsing: .upToNextOption, help: ArgumentHelp("Pushes to run: files or folders (as nse batch takes them).", valueName: "file"))
+    var payloads: [String] = []
+
+    @Option(name: .customLong("class"), help: ArgumentHelp("The UNNotificationServiceExtension subclass to run (default: Info.plist's NSExtensionPrincipalClass, else the only one).", valueName: "name"))
+    var className: String?
+
+    @Option(help: ArgumentHelp("Copy this folder's contents into the app-group container before each run.", valueName: "dir"))
+    var container: String?
+
+    @Option(help: ArgumentHelp("Save each result as DIR/<name>/content.json with its attachment.", valueName: "dir"))
+    var out: String?
+
+    @Option(help: "Output format: text (default on a terminal) or json (default otherwise).")
+    var format: ProcessCommand.Format?
+
+    @Option(help: ArgumentHelp("Also write JUnit XML, one test case per payload.", valueName: "file"))
+    var junit: String?
+
+    @Flag(help: "Rebuild even if the sources have not changed.")
+    var rebuild = false
+
+    @Flag(help: "Show the compiler's output while building.")
+    var verbose = false
+
+    @OptionGroup
+    var media: MediaOptions
+
+    @OptionGroup(title: "Device assumptions")
+    var device: DeviceOptions
+
+    func validate() throws {
+        guard !payloads.isEmpty else { throw ValidationError("Give at least one --payload FILE.") }
+        if let container {
+            var isDirectory: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: container, isDirectory: &isDirectory), isDirectory.boolValue else {
+                throw ValidationError("--container \(container) is not a folder.")
+            }
+        }
+    }
+
+    func run() async throws {
+        let inputs: [BatchInput]
+        let program: URL
+        let infoPlist: URL?
+        do {
+            inputs = try BatchInputDiscovery.discover(payloads)
+            (program, infoPlist) = try buildIfNeeded()
+        } catch let error as ExtensionBuildError {
+            throw usageFailure(error.description)
+        } catch let error as BatchInputError {
+            throw usageFailure(error.description)
+        }
+
+        let server = try media.startServer()
+        defer { server?.stop() }
+        let outDirectory = out.map { URL(fileURLWithPath: $0) }
+        let workspace: ResultWorkspace?
+        do {
+            workspace = try outDirectory.map { try ResultWorkspace(outDirectory: $0) }
+        } catch {
+            throw ValidationError("--out: \(error)")
+        }
+        defer { workspace?.remove() }
+        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("nse-extension-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: scratch) }
+        let folderNames = ResultFolderNames.names(for: inputs.map(\.file.path))
+
+        let started = ContinuousClock.now
+        var results: [ProcessResult] = []
+        for (index, input) in inputs.enumerated() {
+            let staging = workspace?.stagingFolder(for: index) ?? scratch.appendingPathComponent("attachments-\(index)")
+            let request = ExtensionRunRequest(
+                payloadFile: input.file.path, resultFile: scratch.appendingPathComponent("result-\(index).json").path,
+                attachmentDirectory: staging.path, mediaOrigin: server?.baseURL,
+                containerSeed: container.map { URL(fileURLWithPath: $0).standardizedFileURL.path },
+                infoPlist: infoPlist?.path, device: .init(device.profile))
+            var result = await ExtensionProcess(program: program, request: request, scratch: scratch, index: index).run(
+                fallback: Emulator(profile: device.profile, extensionRunner: ExtensionCrash(reason: ""), hostMapping: MediaOptions.mapping(to: server)))
+            // As the user named it, like `nse process` reports it.
+            result.input = input.displayPath
+            if workspace == nil, var content = result.content {
+                // The scratch folder goes when the command ends: without --out no attachment file is kept.
+                content.attachments = content.attachments.map { attachment in
+                    var attachment = attachment
+                    attachment.file = nil
+                    return attachment
+                }
+                result.content = content
+            }
+            if let workspace, let outDirectory {
+                let destination = outDirectory.appendingPathComponent(folderNames[index])
+                do {
+                    _ = try workspace.publish(&result, staged: staging, to: destination)
+                } catch {
+                    result.diagnostics.append(.warning(.mediaNotSaved, "The result could not be saved to \(destination.path): \(error.localizedDescription). The verdict is unaffected."))
+                }
+            }
+            results.append(result)
+        }
+        if let junit {
+            let entries = zip(results, inputs).map { BatchEntry($0, outputPath: $1.outputPath) }
+            let summary = BatchSummary(entries: entries, media: .none, jobs: 1, elapsedMilliseconds: started.duration(to: .now).milliseconds, interrupted: false)
+            var renderer = JUnitRenderer()
+            renderer.suiteName = "nse extension"
+            let xml = renderer.render(BatchReport(inputs: inputs, entries: entries, summary: summary))
+            do {
+                try AtomicFile.write(Data(xml.utf8), to: URL(fileURLWithPath: junit))
+            } catch {
+                throw usageFailure("--junit \(junit) cannot be written: \(error.localizedDescription)")
+            }
+        }
+        try ReportOutput.emit(results, format: format, text: TextResultRenderer().render, status: \.exitStatus)
+    }
+
+    /// Builds the package unless the last build was of the same sources; returns the program to run and the
+    /// extension's Info.plist (its App Transport Security applies to every download).
+    private func buildIfNeeded() throws -> (URL, URL?) {
+        let sources = try ExtensionSources.discover(paths, className: className)
+        if let plist = sources.infoPlist {
+            do throws(TransportSecurityError) {
+                _ = try TransportSecurity(infoPlist: plist)
+            } catch .unreadable(let reason) {
+                throw ExtensionBuildError.unreadable(plist.path, reason)
+            }
+        }
+        let package = try ExtensionPackage(sources: sources, nseRoot: ExtensionPackage.defaultNSERoot(), cacheRoot: ExtensionPackage.defaultCacheRoot())
+        let lock = try package.lock()
+        defer { try? lock.close() }
+        guard rebuild || !package.isBuilt else { return (package.executable, sources.infoPlist) }
+        let note = "nse extension: building \(sources.principalClass) from \(sources.files.count) file(s) in \(package.directory.path)"
+        FileHandle.standardError.write(Data("\(note) (the first build compiles nse's modules too: minutes)\n".utf8))
+        let started = ContinuousClock.now
+        let verbose = verbose
+        do {
+            try package.build(sources: sources) { line in
+                if verbose { FileHandle.standardError.write(Data("  \(line)\n".utf8)) }
+            }
+        } catch let error as ExtensionBuildError {
+            throw error
+        } catch {
+            throw ExtensionBuildError.unreadable(package.directory.path, error.localizedDescription)
+        }
+        let seconds = String(format: "%.1f", started.duration(to: .now).milliseconds / 1000)
+        FileHandle.standardError.write(Data("nse extension: built in \(seconds) s\n".utf8))
+        return (package.executable, sources.infoPlist)
+    }
+
+    private func usageFailure(_ message: String) -> ExitCode {
+        FileHandle.standardError.write(Data("nse extension: \(message)\n".utf8))
+        return ExitCode(2)
+    }
+}
+
+/// One payload run by the program built from the app's extension, in a process of its own.
+private struct ExtensionProcess {
+    let program: URL
+    let request: ExtensionRunRequest
+    let scratch: URL
+    let index: Int
+
+    /// The child's result; when it crashed or had to be stopped, `fallback` (an `ExtensionCrash` emulator)
+    /// tells what the phone shows instead.
+    func run(fallback: Emulator) async -> ProcessResult {
+        let requestFile = scratch.appendingPathComponent("request-\(index).json")
+        let reason: String
+        do {
+            try JSONResultRenderer().encode(request).write(to: requestFile)
+            let process = Process()
+            process.executableURL = program
+            process.arguments = [requestFile.path]
+            // The extension's own print() and NSLog lines go to standard error, never into the report.
+            process.standardOutput = FileHandle.standardError
+            process.standardError = FileHandle.standardError
+            try process.run()
+            reason = await finish(process, within: request.device.profile.timeBudget + .seconds(30))
+        } catch {
+            reason = "could not start (\(error.localizedDescription))"
+        }
+        if reason.isEmpty, let data = FileManager.default.contents(atPath: request.resultFile),
+           let result = try? JSONDecoder().decode(ProcessResult.self, from: data) {
+            return result
+        }
+        var crash = fallback
+        crash.extensionRunner = ExtensionCrash(reason: reason.isEmpty ? "ended without writing its result" : reason)
+        return await crash.process(file: URL(fileURLWithPath: request.payloadFile), attachmentDirectory: nil)
+    }
+
+    /// Waits for the process on a thread of its own; stops it past `limit` (the harness inside ends every run at
+    /// its budget, so only a wedged process gets there). Returns "" for a normal exit, else what happened.
+    private func finish(_ process: Process, within limit: Duration) async -> String {
+        let deadline = ContinuousClock.now + limit
+        while process.isRunning {
+            if ContinuousClock.now > deadline {
+                process.terminate()
+                process.waitUntilExit()
+                return "did not end within \(limit.secondsText) and was stopped"
+            }
+            try? await Task.sleep(for: .milliseconds(10))
+        }
+        switch process.terminationReason {
+        case .uncaughtSignal: return "crashed (signal \(process.terminationStatus))"
+        case .exit where process.terminationStatus != 0: return "exited with status \(process.terminationStatus)"
+        default: return ""
+        }
+    }
+}

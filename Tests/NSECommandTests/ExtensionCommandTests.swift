@@ -1,0 +1,84 @@
+import Foundation
+import NSEKit
+import Testing
+
+/// `nse extension` as the README documents it, on the Xcode-style sample folder. The first build compiles nse's
+/// modules into the generated package (minutes on two cores); the package is cached in .build, so later runs of
+/// this suite only run the payloads.
+@Suite(.serialized)
+struct ExtensionCommandTests {
+    /// Where the test keeps the generated package between runs of the suite.
+    static let cache = ProcessCommandTests.root.appendingPathComponent(".build/nse-extension-test-cache").path
+
+    /// The README's command, word for word (plus --format json, which is the default when piped anyway).
+    static let documented = [
+        "extension", "samples/xcode-extension/NotificationService",
+        "--payload", "samples/xcode-extension/payloads", "--media", "samples/media",
+    ]
+
+    @Test(.timeLimit(.minutes(20)))
+    func theXcodeSampleBuildsAndShowsWhatThePhoneShows() async throws {
+        let junit = FileManager.default.temporaryDirectory.appendingPathComponent("nse-extension-\(UUID().uuidString).xml")
+        defer { try? FileManager.default.removeItem(at: junit) }
+        let first = try await runNSE(Self.documented + ["--format", "json"], environment: ["NSE_CACHE_DIR": Self.cache])
+        #expect(first.status == 0, "\(first.stderr)")
+        try checkSampleResults(first.stdout)
+
+        // Unchanged sources: no build at all, the same results.
+        let again = try await runNSE(Self.documented + ["--format", "json", "--junit", junit.path], environment: ["NSE_CACHE_DIR": Self.cache])
+        #expect(again.status == 0)
+        #expect(!again.stderr.contains("building"), "\(again.stderr)")
+        try checkSampleResults(again.stdout)
+        let xml = try String(contentsOf: junit, encoding: .utf8)
+        #expect(xml.contains(#"<testsuite name="nse extension" tests="2" failures="0""#))
+
+        let text = try await runNSE(Self.documented + ["--format", "text"], environment: ["NSE_CACHE_DIR": Self.cache])
+        #expect(text.stdout.contains("samples/xcode-extension/payloads/new-arrivals.json (apns)\n  OK: extension ran, image shown"))
+    }
+
+    private func checkSampleResults(_ json: String) throws {
+        let results = try decodeJSON([ProcessResult].self, json)
+        try #require(results.count == 2)
+        let (missing, shown) = (results[0], results[1])
+        #expect(shown.input == "samples/xcode-extension/payloads/new-arrivals.json")
+        #expect(shown.imageShown)
+        #expect(shown.content?.attachments.first?.type == "public.png")
+        #expect(shown.content?.attachments.first?.width == 600)
+        #expect(shown.content?.threadIdentifier == "promotions")
+        let line = try #require(shown.extensionActivity?.log.first)
+        #expect(line.message == "Attached new-arrivals.png")
+        #expect(line.source == "Logger" && line.subsystem == "com.example.shop.NotificationService")
+        #expect(shown.extensionActivity?.requests.first?.url == "https://cdn.example.com/img/new-arrivals.png")
+
+        #expect(missing.input == "samples/xcode-extension/payloads/missing-image.json")
+        #expect(!missing.imageShown)
+        #expect(missing.content?.title == "Back in stock")
+        #expect(missing.extensionActivity?.log.first?.message.hasPrefix("No image:") == true)
+        #expect(missing.extensionActivity?.requests.first?.status == 404)
+    }
+
+    @Test func sourcesWithoutAServiceClassAreAUsageError() async throws {
+        let file = try ScratchFile("Helper.swift", "import Foundation\nenum Helper {}\n")
+        let run = try await runNSE(["extension", file.folder.path, "--payload", file.path], environment: ["NSE_CACHE_DIR": Self.cache])
+        #expect(run.status == 2)
+        #expect(run.stderr.contains("No class inherits from UNNotificationServiceExtension"))
+    }
+
+    @Test func twoServiceClassesAskForOne() async throws {
+        let source = """
+            import UserNotifications
+            class A: UNNotificationServiceExtension {}
+            final class B: UNNotificationServiceExtension {}
+            """
+        let file = try ScratchFile("Services.swift", source)
+        let run = try await runNSE(["extension", file.path, "--payload", file.path], environment: ["NSE_CACHE_DIR": Self.cache])
+        #expect(run.status == 2)
+        #expect(run.stderr.contains("Several classes inherit from UNNotificationServiceExtension (A, B)"))
+    }
+
+    @Test func aPayloadIsRequired() async throws {
+        let run = try await runNSE(["extension", "samples/xcode-extension/NotificationService"])
+        #expect(run.status == 2)
+        #expect(run.stderr.contains("--payload"))
+    }
+}

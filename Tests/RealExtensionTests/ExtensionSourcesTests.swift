@@ -1,0 +1,67 @@
+import Foundation
+import NSEHarness
+import NSEKit
+import Testing
+
+/// How `nse extension` reads an Xcode extension folder, without building it.
+struct ExtensionSourcesTests {
+    private func folder(_ files: [String: String]) throws -> URL {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("nse-sources-\(UUID().uuidString)")
+        for (path, text) in files {
+            let url = root.appendingPathComponent(path)
+            try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try Data(text.utf8).write(to: url)
+        }
+        return root
+    }
+
+    private let plist = """
+        <?xml version="1.0" encoding="UTF-8"?>
+        <plist version="1.0"><dict><key>NSExtension</key><dict>
+        <key>NSExtensionPrincipalClass</key><string>$(PRODUCT_MODULE_NAME).RichService</string>
+        </dict></dict></plist>
+        """
+
+    @Test func theInfoPlistNamesThePrincipalClass() throws {
+        let root = try folder([
+            "Info.plist": plist,
+            "RichService.swift": "import UserNotifications\n@objc(RichService)\nfinal class RichService: UNNotificationServiceExtension {}\n",
+            "Legacy/OldService.swift": "import UserNotifications\nclass OldService: UNNotificationServiceExtension {}\n",
+            "Pods/SDWebImage/Image.swift": "class Ignored: UNNotificationServiceExtension {}\n",
+        ])
+        defer { try? FileManager.default.removeItem(at: root) }
+        let sources = try ExtensionSources.discover([root.path])
+        #expect(sources.principalClass == "RichService")
+        #expect(sources.files.map(\.relativePath) == ["0/Legacy/OldService.swift", "0/RichService.swift"])
+        #expect(sources.infoPlist?.lastPathComponent == "Info.plist")
+    }
+
+    @Test func withoutAPlistTheOnlySubclassIsTaken() throws {
+        let root = try folder(["NotificationService.swift": "import UserNotifications\n\nclass NotificationService: UNNotificationServiceExtension {\n}\n"])
+        defer { try? FileManager.default.removeItem(at: root) }
+        #expect(try ExtensionSources.discover([root.path]).principalClass == "NotificationService")
+    }
+
+    @Test func aNamedClassMustBeDeclared() throws {
+        let root = try folder(["A.swift": "class A: UNNotificationServiceExtension {}\n"])
+        defer { try? FileManager.default.removeItem(at: root) }
+        #expect(throws: ExtensionBuildError.self) { try ExtensionSources.discover([root.path], className: "Missing") }
+    }
+
+    @Test func twoFilesWithOneNameAreRefused() throws {
+        let root = try folder(["a/Util.swift": "enum A {}\n", "b/Util.swift": "enum B {}\n", "S.swift": "class S: UNNotificationServiceExtension {}\n"])
+        defer { try? FileManager.default.removeItem(at: root) }
+        #expect(throws: ExtensionBuildError.self) { try ExtensionSources.discover([root.path]) }
+    }
+
+    @Test func aCrashedExtensionShowsTheOriginalContent() async throws {
+        let root = try folder(["push.json": #"{"aps": {"alert": {"title": "Hi"}, "mutable-content": 1}}"#])
+        defer { try? FileManager.default.removeItem(at: root) }
+        let emulator = Emulator(profile: DeviceProfile(), extensionRunner: ExtensionCrash(reason: "crashed (signal 4)"))
+        let result = await emulator.process(file: root.appendingPathComponent("push.json"))
+        #expect(result.outcome == .original)
+        #expect(result.content?.title == "Hi")
+        #expect(result.diagnostics.map(\.code) == [.extensionCrashed])
+        #expect(result.exitStatus == 1)
+    }
+}

@@ -1,0 +1,142 @@
+import CImageFixtures
+import Foundation
+import NSEHarness
+import NSEKit
+import NSEMediaServer
+import Testing
+
+/// Apps' extensions (RealAppExtensions.swift) run by the harness: each test asserts what the phone shows, and
+/// what the developer reads in the run's log.
+struct RealExtensionTests {
+    /// A container seed folder with the given files written by the real encoders.
+    private func seed(_ files: [(path: String, write: (String) -> Int32)]) throws -> URL {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("nse-real-\(UUID().uuidString)")
+        for file in files {
+            let url = folder.appendingPathComponent(file.path)
+            try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try #require(file.write(url.path) == 0)
+        }
+        return folder
+    }
+
+    private func harness(seed: URL? = nil) -> ExtensionHarness {
+        var harness = ExtensionHarness()
+        harness.profile.timeBudget = .seconds(10)
+        harness.expiryGrace = .milliseconds(500)
+        harness.containerSeed = seed
+        return harness
+    }
+
+    private func payload(_ extra: String, thread: String = "") -> String {
+        #"{"aps": {"alert": {"title": "Ada", "body": "Lunch?"}, "mutable-content": 1, "thread-id": "\#(thread)"}, \#(extra)}"#
+    }
+
+    @Test func anAsyncDownloadWithATypeHintIsShownAndLogged() async throws {
+        let folder = try seed([("pic.gif", { cimagefixtures_write_gif($0, 48, 32, 2, 4) })])
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let gif = try [UInt8](Data(contentsOf: folder.appendingPathComponent("pic.gif")))
+        let server = try LoopbackHTTPServer { request in
+            request.path == "/media/7" ? .ok(gif, contentType: "image/gif") : .notFound
+        }
+        defer { server.stop() }
+        var harness = harness()
+        harness.hostMapping = URL(string: server.baseURL).map(MediaHostMapping.init(origin:))
+
+        let delivered = try await harness.run(AsyncDownloadService.self, payload: payload(#""media-url": "https://news.example.com/media/7""#))
+
+        #expect(delivered.imageShown)
+        let attachment = try #require(delivered.result.content?.attachments.first)
+        #expect(attachment.type == "com.compuserve.gif")
+        #expect(attachment.frames == 2)
+        #expect(delivered.activity.log.map(\.message) == ["Attached com.compuserve.gif from news.example.com"])
+        #expect(delivered.activity.requests.map(\.url) == ["https://news.example.com/media/7"])
+    }
+
+    @Test func aCachedImageReencodedToPNGIsShownResized() async throws {
+        let folder = try seed([("images/hero.jpg", { cimagefixtures_write_jpeg($0, 1200, 800, 85, 0, 7) })])
+        defer { try? FileManager.default.removeItem(at: folder) }
+
+        let delivered = try await harness(seed: folder).run(ReencodingService.self, payload: payload(#""cached-image": "hero.jpg""#))
+
+        #expect(delivered.outcome == .modified)
+        #expect(delivered.imageShown)
+        let attachment = try #require(delivered.result.content?.attachments.first)
+        #expect(attachment.type == "public.png")
+        #expect(attachment.width == 600 && attachment.height == 400)
+        let messages = delivered.activity.log.map(\.message)
+        #expect(messages.first == "Decoded hero.jpg: 1200x800 points")
+        #expect(delivered.activity.log.first?.subsystem == "com.example.app.NotificationService")
+        #expect(delivered.activity.log.first?.level == .info)
+        #expect(messages.contains { $0.hasPrefix("Attached ") && $0.hasSuffix(" bytes") })
+        // The 1200x800 photo, the 600x400 canvas and the image made from it: 3.84 MB + 2 x 0.96 MB.
+        #expect(delivered.activity.memory?.accountedPeakBytes == 1200 * 800 * 4 + 2 * 600 * 400 * 4)
+        #expect(!delivered.diagnostics.contains { $0.code == .extensionMemoryLimit })
+    }
+
+    @Test func aMissingCachedImageIsLoggedAndTheTextStillShows() async throws {
+        let delivered = try await harness().run(ReencodingService.self, payload: payload(#""cached-image": "gone.jpg""#))
+        #expect(delivered.outcome == .modified)
+        #expect(!delivered.imageShown)
+        #expect(delivered.activity.log.map(\.message) == ["No cached image gone.jpg"])
+        #expect(delivered.activity.log.first?.level == .error)
+    }
+
+    @Test func theBadgeCountsTheConversationsDeliveredNotifications() async throws {
+        var harness = harness()
+        for thread in ["chat-1", "chat-2", "chat-1"] {
+            var earlier = NotificationContent()
+            earlier.body = "earlier"
+            earlier.threadIdentifier = thread
+            harness.profile.deliveredNotifications.append(earlier)
+        }
+
+        let delivered = try await harness.run(BadgeService.self, payload: payload(#""x": 1"#, thread: "chat-1"))
+
+        #expect(delivered.content.badge == 3)
+        #expect(delivered.activity.log.map(\.message) == ["badge 3 from 3 delivered"])
+        #expect(delivered.activity.log.first?.source == "os_log")
+        #expect(delivered.activity.log.first?.category == "badge")
+    }
+
+    @Test func aMessageBecomesACommunicationNotificationWithTheSendersAvatar() async throws {
+        let folder = try seed([("avatars/u42.png", { cimagefixtures_write_png($0, 96, 96, 0, 3) })])
+        defer { try? FileManager.default.removeItem(at: folder) }
+
+        let delivered = try await harness(seed: folder).run(MessageService.self, payload: payload(
+            #""sender-id": "u42", "sender-name": "Ada", "group-name": "Lunch crew", "conversation-id": "c-9""#))
+
+        let communication = try #require(delivered.result.content?.communication)
+        #expect(communication.senderName == "Ada")
+        #expect(communication.avatar?.width == 96 && communication.avatar?.height == 96)
+        #expect(communication.groupName == "Lunch crew")
+        #expect(communication.conversationIdentifier == "c-9")
+        #expect(communication.donated)
+        #expect(delivered.content.body == "Lunch?")
+        #expect(!delivered.diagnostics.contains { $0.code == .extensionCommunication })
+        let text = TextResultRenderer().render(delivered.result)
+        #expect(text.contains(#"sender   "Ada", avatar 96x96 in place of the app icon, in group "Lunch crew""#))
+    }
+
+    @Test func aSenderWithoutACachedAvatarShowsInitials() async throws {
+        let delivered = try await harness().run(MessageService.self, payload: payload(#""sender-id": "u7", "sender-name": "Bo""#))
+        let communication = try #require(delivered.result.content?.communication)
+        #expect(communication.avatar == nil)
+        #expect(communication.groupName == nil)
+    }
+
+    @Test func decodingATwelveMegapixelPhotoIsTheMemoryKill() async throws {
+        let folder = try seed([("latest.jpg", { cimagefixtures_write_jpeg($0, 4000, 3000, 80, 0, 11) })])
+        defer { try? FileManager.default.removeItem(at: folder) }
+
+        let delivered = try await harness(seed: folder).run(PhotoThumbnailService.self, payload: payload(#""x": 1"#))
+
+        // 4000 x 3000 x 4 bytes = 48 MB of pixels, twice the 24 MB iOS allows: killed, the original shows.
+        #expect(delivered.diagnostics.contains { $0.code == .extensionMemoryLimit })
+        #expect(delivered.outcome == .original)
+        #expect(!delivered.imageShown)
+        #expect(delivered.content.title == "Ada")
+        #expect((delivered.activity.memory?.accountedPeakBytes ?? 0) >= 4000 * 3000 * 4)
+        // The log written inside the extension's Task reaches the run too.
+        #expect(delivered.activity.log.contains { $0.message.hasPrefix("Thumbnail of 4000x3000: ") })
+    }
+}
