@@ -714,166 +714,58 @@ done:
     return status;
 }
 
-// MARK: Encoding
+// MARK: Encoding (image_pixels.c's encoders, shared with the UIKit stand-in)
 
-typedef struct {
-    struct jpeg_error_mgr base;
-    jmp_buf jump;
-} cnse_thumb_jpeg_encode_error;
-
-static void cnse_thumb_jpeg_encode_exit(j_common_ptr cinfo) {
-    longjmp(((cnse_thumb_jpeg_encode_error *)cinfo->err)->jump, 1);
-}
-
-/// JPEG at `quality`, transparency flattened onto white. Returns 0 and a malloc'd buffer, or 1.
-static int cnse_encode_jpeg(const uint8_t *rgba, uint32_t width, uint32_t height, int quality, uint8_t **data,
-                            size_t *size) {
-    struct jpeg_compress_struct cinfo;
-    memset(&cinfo, 0, sizeof(cinfo));
-    cnse_thumb_jpeg_encode_error error;
-    cinfo.err = jpeg_std_error(&error.base);
-    error.base.error_exit = cnse_thumb_jpeg_encode_exit;
-    unsigned char *volatile buffer = NULL;
-    unsigned long length = 0;
-    uint8_t *volatile row = malloc((size_t)width * 3);
-    if (row == NULL) {
-        return 1;
-    }
-    if (setjmp(error.jump) != 0) {
-        jpeg_destroy_compress(&cinfo);
-        free(buffer);
-        free(row);
-        return 1;
-    }
-    jpeg_create_compress(&cinfo);
-    jpeg_mem_dest(&cinfo, (unsigned char **)&buffer, &length);
-    cinfo.image_width = width;
-    cinfo.image_height = height;
-    cinfo.input_components = 3;
-    cinfo.in_color_space = JCS_RGB;
-    jpeg_set_defaults(&cinfo);
-    jpeg_set_quality(&cinfo, quality, TRUE);
-    jpeg_start_compress(&cinfo, TRUE);
-    while (cinfo.next_scanline < height) {
-        const uint8_t *source = rgba + (size_t)cinfo.next_scanline * width * 4;
-        for (uint32_t x = 0; x < width; x++) {
-            unsigned a = source[x * 4 + 3];
-            for (int c = 0; c < 3; c++) {
-                row[x * 3 + c] = (uint8_t)((source[x * 4 + c] * a + 255 * (255 - a) + 127) / 255);
-            }
+/// Flattens transparency onto white, in place, for the JPEG encoder (which drops alpha).
+static void cnse_flatten_on_white(uint8_t *rgba, size_t pixels) {
+    for (size_t i = 0; i < pixels; i++) {
+        unsigned a = rgba[i * 4 + 3];
+        for (int c = 0; c < 3; c++) {
+            rgba[i * 4 + c] = (uint8_t)((rgba[i * 4 + c] * a + 255 * (255 - a) + 127) / 255);
         }
-        JSAMPROW rows[1] = {row};
-        jpeg_write_scanlines(&cinfo, rows, 1);
+        rgba[i * 4 + 3] = 255;
     }
-    jpeg_finish_compress(&cinfo);
-    jpeg_destroy_compress(&cinfo);
-    free(row);
-    *data = buffer;
-    *size = length;
-    return 0;
-}
-
-typedef struct {
-    jmp_buf jump;
-    uint8_t *data;
-    size_t size, capacity;
-} cnse_png_buffer;
-
-static void cnse_png_write_error(png_structp png, png_const_charp message) {
-    (void)message;
-    longjmp(((cnse_png_buffer *)png_get_error_ptr(png))->jump, 1);
-}
-
-static void cnse_png_write(png_structp png, png_bytep bytes, size_t length) {
-    cnse_png_buffer *buffer = png_get_io_ptr(png);
-    if (length > CNSE_THUMB_ENCODED_MAX - buffer->size) {
-        png_error(png, "preview too large");
-    }
-    if (buffer->size + length > buffer->capacity) {
-        size_t capacity = buffer->capacity * 2 > buffer->size + length ? buffer->capacity * 2 : buffer->size + length;
-        if (capacity < 4096) capacity = 4096;
-        uint8_t *grown = realloc(buffer->data, capacity);
-        if (grown == NULL) {
-            png_error(png, "out of memory");
-        }
-        buffer->data = grown;
-        buffer->capacity = capacity;
-    }
-    memcpy(buffer->data + buffer->size, bytes, length);
-    buffer->size += length;
-}
-
-static void cnse_png_flush(png_structp png) {
-    (void)png;
-}
-
-/// PNG with its alpha channel. Returns 0 and a malloc'd buffer, or 1.
-static int cnse_encode_png(const uint8_t *rgba, uint32_t width, uint32_t height, uint8_t **data, size_t *size) {
-    cnse_png_buffer buffer;
-    memset(&buffer, 0, sizeof(buffer));
-    png_structp png = png_create_write_struct(PNG_LIBPNG_VER_STRING, &buffer, cnse_png_write_error, NULL);
-    if (png == NULL) {
-        return 1;
-    }
-    png_infop info = png_create_info_struct(png);
-    if (info == NULL || setjmp(buffer.jump) != 0) {
-        png_destroy_write_struct(&png, info != NULL ? &info : NULL);
-        free(buffer.data);
-        return 1;
-    }
-    png_set_write_fn(png, &buffer, cnse_png_write, cnse_png_flush);
-    png_set_IHDR(png, info, width, height, 8, PNG_COLOR_TYPE_RGBA, PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_DEFAULT,
-                 PNG_FILTER_TYPE_DEFAULT);
-    png_write_info(png, info);
-    for (uint32_t y = 0; y < height; y++) {
-        png_write_row(png, (png_const_bytep)(rgba + (size_t)y * width * 4));
-    }
-    png_write_end(png, info);
-    png_destroy_write_struct(&png, &info);
-    *data = buffer.data;
-    *size = buffer.size;
-    return 0;
 }
 
 /// Encodes the preview within max_bytes: PNG when it has transparency and fits, else JPEG at falling quality.
-static int cnse_encode(const uint8_t *rgba, uint32_t width, uint32_t height, size_t max_bytes,
-                       cnse_thumbnail_result *result) {
+/// `rgba` is the caller's and may be flattened in place.
+static int cnse_encode(uint8_t *rgba, uint32_t width, uint32_t height, size_t max_bytes, cnse_thumbnail_result *result) {
     size_t budget = max_bytes > 0 && max_bytes < CNSE_THUMB_ENCODED_MAX ? max_bytes : CNSE_THUMB_ENCODED_MAX;
+    size_t pixels = (size_t)width * height;
     int transparent = 0;
-    for (size_t i = 0; i < (size_t)width * height; i++) {
+    for (size_t i = 0; i < pixels; i++) {
         if (rgba[i * 4 + 3] != 255) {
             transparent = 1;
             break;
         }
     }
-    uint8_t *data = NULL;
-    size_t size = 0;
-    if (transparent && cnse_encode_png(rgba, width, height, &data, &size) == 0) {
-        if (size <= budget) {
-            result->data = data;
-            result->size = size;
+    cnse_encoded encoded;
+    if (transparent) {
+        if (cnse_encode_png(rgba, width, height, &encoded) == CNSE_PIXELS_OK && encoded.length <= budget) {
+            result->data = encoded.bytes;
+            result->size = encoded.length;
             result->is_png = 1;
             return 0;
         }
-        free(data);
-        data = NULL;
+        cnse_encoded_free(&encoded);
+        cnse_flatten_on_white(rgba, pixels);
     }
     static const int qualities[] = {70, 55, 40, 25};
-    for (size_t i = 0; i < sizeof(qualities) / sizeof(qualities[0]); i++) {
-        if (cnse_encode_jpeg(rgba, width, height, qualities[i], &data, &size) != 0) {
-            cnse_thumb_say(result, "libjpeg could not encode the preview");
-            return 3;
+    size_t count = sizeof(qualities) / sizeof(qualities[0]);
+    for (size_t i = 0; i < count; i++) {
+        if (cnse_encode_jpeg(rgba, width, height, qualities[i], &encoded) != CNSE_PIXELS_OK) {
+            cnse_thumb_say(result, "libjpeg could not encode the preview: %s", encoded.message);
+            cnse_encoded_free(&encoded);
+            return CNSE_IMAGE_IO_ERROR;
         }
-        if (size <= budget) {
+        // The last quality's output is kept even when over the budget: the caller decides what to do with it.
+        if (encoded.length <= budget || i + 1 == count) {
             break;
         }
-        if (i + 1 < sizeof(qualities) / sizeof(qualities[0])) {
-            free(data);
-            data = NULL;
-        }
+        cnse_encoded_free(&encoded);
     }
-    result->data = data;
-    result->size = size;
+    result->data = encoded.bytes;
+    result->size = encoded.length;
     result->is_png = 0;
     return 0;
 }
