@@ -115,7 +115,7 @@ open class UNNotificationAttachment: NSObject, @unchecked Sendable {
             let values = rectValues(rect)
             if let values, values.count == 4 {
                 let (x, y, width, height) = (values[0], values[1], values[2], values[3])
-                if x < 0 || y < 0 || width <= 0 || height <= 0 || x + width > 1 || y + height > 1 {
+                if !ClippingRect(x: x, y: y, width: width, height: height).isNormalized {
                     findings.append(.warning(.extensionAttachmentOption, "The thumbnail clipping rectangle (\(x), \(y), \(width), \(height)) is not inside the unit square: it is normalized (0...1), not in pixels."))
                 }
             } else {
