@@ -86,13 +86,17 @@ struct ReportCommandTests {
     @Test(.timeLimit(.minutes(1)))
     func strictFailsOnWarningsAlone() async throws {
         let push = "samples/payloads/fcm-v1-notification-image.json"
+        let folder = try ScratchFile("unused.txt", "")
+        let markdown = folder.folder.appendingPathComponent("summary.md")
         let lenient = try await runNSE(["batch", push, "--media", "samples/media"])
-        let strict = try await runNSE(["batch", push, "--media", "samples/media", "--strict"])
+        let strict = try await runNSE(["batch", push, "--media", "samples/media", "--strict", "--markdown-summary", markdown.path])
         let process = try await runNSE(["process", push, "--media", "samples/media", "--strict"])
         #expect(lenient.status == 0)
         #expect(lenient.stdout.contains("warnings 1"))
         #expect(strict.status == 1)
         #expect(strict.stdout.contains("FAIL  \(push)"))
+        let summary = try String(contentsOf: markdown, encoding: .utf8)
+        #expect(summary.hasPrefix("### nse batch: failed\n") && summary.contains("`--strict`: pushes with warnings fail."))
         #expect(process.status == 1)
     }
 
