@@ -51,4 +51,16 @@ struct HTMLReportWriterTests {
         #expect(cards.map { $0.contains("<img class=\"full\"") } == [true, true, false])
         #expect(cards.last?.contains("no preview: the attachment file a.jpg could not be read") == true)
     }
+
+    @Test func payloadTextCannotBreakOutOfTheCard() {
+        var push = Self.push(0, input: "a\"b<c>.json", outcome: .modified, image: nil)
+        push.result.content?.title = "<img src=x onerror=alert(1)>"
+        push.result.content?.body = "Tom & \"Jerry\" \u{1}"
+        let html = HTMLReportRenderer(appName: "<b>").card(ReportCard(result: push.result, exitStatus: 0))
+        #expect(html.contains("data-push=\"a&quot;b&lt;c&gt;.json\""))
+        #expect(html.contains("<div class=\"title\">&lt;img src=x onerror=alert(1)&gt;</div>"))
+        #expect(html.contains("Tom &amp; &quot;Jerry&quot; \u{FFFD}"))
+        #expect(html.contains("<span class=\"name\">&lt;b&gt;</span>"))
+        #expect(!html.contains("<img src=x"))
+    }
 }
