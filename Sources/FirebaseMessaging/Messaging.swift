@@ -55,9 +55,12 @@ open class MessagingExtensionHelper: NSObject, @unchecked Sendable {
         let folder = environment.makeWorkFolder()
         var context = environment.context
         context.workDirectory = folder
-        var state = ExtensionState(original: call.content.notificationContent)
+        // The helper reads the image request from the content it is handed, as the SDK reads its userInfo; the
+        // state only collects the helper's findings and files, so the content is not converted for it.
+        let request = ImageRequest.firebase(in: call.content.payload)
+        var state = ExtensionState(original: NotificationContent())
         do {
-            try FirebaseImageHelper().run(&state, context: context)
+            try FirebaseImageHelper().run(request, state: &state, context: context)
         } catch {
             // Time ran out: the SDK's download task is still waiting, so the handler is not called.
             environment.record(state.diagnostics)

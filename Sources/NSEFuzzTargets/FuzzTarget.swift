@@ -90,13 +90,15 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
         _ = JSONResultRenderer().encode(report)
         for appState in AppState.allCases {
             let route = DeliveryRoutes.route(push, input: "fuzz.json", appState: appState)
+            precondition(route.verdict == report.verdict, "route and lint disagree")
             _ = RouteTextRenderer().render(route)
         }
-        // What `nse process` decides before any download: the content iOS builds and whether the extension runs.
-        let content = NotificationContent(userInfo: push.userInfo)
+        // What `nse process` decides before any download: the checks with its options, and the content iOS builds.
+        let checks = PushChecks.run(push, options: CheckOptions(changesContent: true, forecastsMedia: false))
+        precondition(checks.refused == report.rejected, "process and lint disagree on a refusal")
+        let content = NotificationContent(push)
         _ = JSONResultRenderer().encode(content)
-        _ = ExtensionEligibility.decide(aps: push.userInfo["aps"]?.objectValue ?? [:], kind: push.kind)
-        _ = MessageKind.ofIOSPayload(push.userInfo)
+        _ = MessageKind.ofIOSPush(push)
     }
 
     // MARK: media
@@ -114,7 +116,7 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
 
         var diagnostics: [Diagnostic] = []
         let userInfo: [String: JSONValue] = ["fcm_options": .object(["image": .string(urlText)])]
-        precondition(FirebaseImageHelper.requestedImage(in: userInfo, diagnostics: &diagnostics) == urlText)
+        precondition(ImageRequest.firebase(in: userInfo)?.url == urlText)
         let parsed = FirebaseImageHelper.parseURL(urlText, diagnostics: &diagnostics)
         if let parsed {
             precondition(["http", "https"].contains(parsed.scheme?.lowercased() ?? ""), "accepted \(parsed.absoluteString)")

@@ -53,21 +53,20 @@ public struct Emulator: Sendable {
         await ConcurrentRuns.shared.enter(exclusive: exclusive)
         defer { ConcurrentRuns.shared.leave(exclusive: exclusive) }
         let started = ContinuousClock.now
+        let checks = PushChecks.run(push, options: CheckOptions(
+            platform: platform, profile: profile, changesContent: extensionRunner.changesContent, forecastsMedia: false))
         var result = ProcessResult(
             input: input, inputKind: push.kind, extensionInvoked: false, outcome: .rejected, imageShown: false,
-            // Resolution findings (the inferred iOS image) concern iOS only.
-            content: nil, diagnostics: platform.includesIOS ? push.diagnostics : [], timings: [:])
+            content: nil, diagnostics: checks.diagnostics, timings: ["lint": started.duration(to: .now).milliseconds])
         if platform.includesIOS {
-            await emulate(push, into: &result, attachmentDirectory: attachmentDirectory)
+            result.destination = checks.destination
+            await emulate(push, checks: checks, into: &result, attachmentDirectory: attachmentDirectory)
         } else {
-            // Android only: FCM's own checks, not the APNs lint, decide whether the message is sent.
-            let findings = push.fcmMessage.map(FCMValidation.validate) ?? []
-            result.diagnostics += findings
-            result.outcome = findings.contains(where: \.rejectsPush) ? .rejected : .notEmulated
+            result.outcome = checks.refused ? .rejected : .notEmulated
         }
         if platform.includesAndroid {
             let androidStarted = ContinuousClock.now
-            result.android = await verifyAndroid(push, refused: result.diagnostics.contains { $0.rejectsPush && $0.code.isFCMRefusal })
+            result.android = await verifyAndroid(push, refused: checks.refusedByFCM)
             result.timings["android"] = androidStarted.duration(to: .now).milliseconds
         }
         result.timings["total"] = started.duration(to: .now).milliseconds
@@ -87,25 +86,18 @@ public struct Emulator: Sendable {
         return await check.verify(message)
     }
 
-    private func emulate(_ push: ReceivedPush, into result: inout ProcessResult, attachmentDirectory: URL?) async {
-        let lintStarted = ContinuousClock.now
-        let findings = Linter.check(push)
-        result.diagnostics += findings
-        result.timings["lint"] = lintStarted.duration(to: .now).milliseconds
-
-        let rejections = DeliveryRules.check(push)
-        result.diagnostics += rejections
-        guard rejections.isEmpty, !findings.contains(where: \.rejectsPush) else { return }
-
-        let original = NotificationContent(userInfo: push.userInfo)
-        let eligibility = ExtensionEligibility.decide(
-            aps: push.userInfo["aps"]?.objectValue ?? [:], kind: push.kind, profile: profile)
-        // Lint already reports `"mutable-content": true` under the same code; say it once.
-        result.diagnostics += eligibility.diagnostics.filter { finding in !findings.contains { $0.code == finding.code } }
-        guard eligibility.invoked else {
+    /// The iOS side after the checks: nothing when refused, nothing in Notification Center for another
+    /// receiver, the payload's own content when the extension does not run, else the extension.
+    private func emulate(_ push: ReceivedPush, checks: CheckReport, into result: inout ProcessResult, attachmentDirectory: URL?) async {
+        guard !checks.refused else { return }
+        guard checks.destination.presentsNotification else {
+            result.outcome = .notDisplayed
+            return
+        }
+        let original = NotificationContent(push)
+        guard checks.eligibility.invoked else {
             result.outcome = .original
             result.content = original
-            result.diagnostics.append(notInvoked(eligibility.reason ?? "", push: push))
             return
         }
         result.extensionInvoked = true
@@ -195,16 +187,5 @@ public struct Emulator: Sendable {
             }
             return saved
         }
-    }
-
-    private func notInvoked(_ reason: String, push: ReceivedPush) -> Diagnostic {
-        let imageRequested = push.userInfo["fcm_options"]?["image"]?.stringValue != nil
-        if imageRequested {
-            return .error(.extensionNotInvoked, "iOS does not run the Notification Service Extension: \(reason). The image will NOT appear; the phone shows the payload's own content.")
-        }
-        if extensionRunner.changesContent {
-            return .warning(.extensionNotInvoked, "iOS does not run the Notification Service Extension: \(reason). Your extension's content changes will not appear.")
-        }
-        return .info(.extensionNotInvoked, "iOS does not run the Notification Service Extension: \(reason). The payload's own content is shown.")
     }
 }

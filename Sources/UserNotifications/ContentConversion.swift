@@ -11,6 +11,8 @@ extension UNNotificationContent {
         fields.badge = content.badge.map { NSNumber(value: $0) }
         fields.sound = content.sound.map { $0 == "default" ? .default : UNNotificationSound(named: UNNotificationSoundName($0)) }
         fields.userInfo = Dictionary(uniqueKeysWithValues: content.userInfo.map { (AnyHashable($0.key), $0.value.foundationValue) })
+        fields.typedUserInfo = content.userInfo
+        fields.origin = content
         fields.categoryIdentifier = content.categoryIdentifier
         fields.threadIdentifier = content.threadIdentifier
         fields.targetContentIdentifier = content.targetContentIdentifier
@@ -22,7 +24,7 @@ extension UNNotificationContent {
 
     /// The emulator's description of this content; attachments are described by `stagedAttachments`.
     package var notificationContent: NotificationContent {
-        var content = NotificationContent()
+        var content = fields.origin ?? NotificationContent()
         content.title = title
         content.subtitle = subtitle
         content.body = body
@@ -33,15 +35,25 @@ extension UNNotificationContent {
         content.targetContentIdentifier = targetContentIdentifier
         content.interruptionLevel = interruptionLevel.payloadValue
         content.relevanceScore = relevanceScore
-        var info: [String: JSONValue] = [:]
-        for (key, value) in userInfo { info[String(describing: key.base)] = JSONValue(foundation: value) }
-        content.userInfo = info
+        content.userInfo = payload
         content.attachments = attachments.map(\.staged.attachment)
         content.communication = fields.communication
+        // A line the extension rewrote no longer shows the app's localized string.
+        if content.titleLocalization?.key != content.title { content.titleLocalization = nil }
+        if content.subtitleLocalization?.key != content.subtitle { content.subtitleLocalization = nil }
+        if content.bodyLocalization?.key != content.body { content.bodyLocalization = nil }
         return content
     }
 
     package var stagedAttachments: [StagedAttachment] { attachments.map(\.staged) }
+
+    /// `userInfo` as typed values: the payload's own when the extension left it alone, else converted once.
+    package var payload: [String: JSONValue] {
+        if let typed = fields.typedUserInfo { return typed }
+        var info: [String: JSONValue] = [:]
+        for (key, value) in userInfo { info[String(describing: key.base)] = JSONValue(foundation: value) }
+        return info
+    }
 }
 
 extension JSONValue {

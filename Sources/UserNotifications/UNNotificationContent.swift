@@ -17,6 +17,12 @@ open class UNNotificationContent: NSObject, NSCopying, NSMutableCopying, NSSecur
         package var launchImageName = ""
         package var attachments: [UNNotificationAttachment] = []
         package var userInfo: [AnyHashable: Any] = [:]
+        /// `userInfo` as the payload's typed values, while the extension has not replaced it: read back as they
+        /// came, not converted from Foundation values a second time.
+        package var typedUserInfo: [String: JSONValue]?
+        /// The emulator's content this was made from, so what UserNotifications does not model (the alert's
+        /// localization keys) survives the way back.
+        package var origin: NotificationContent?
         package var categoryIdentifier = ""
         package var threadIdentifier = ""
         package var targetContentIdentifier: String?
@@ -109,7 +115,10 @@ open class UNMutableNotificationContent: UNNotificationContent, @unchecked Senda
     }
     open override var userInfo: [AnyHashable: Any] {
         get { fields.userInfo }
-        set { fields.userInfo = newValue }
+        set {
+            fields.userInfo = newValue
+            fields.typedUserInfo = nil
+        }
     }
     open override var categoryIdentifier: String {
         get { fields.categoryIdentifier }

@@ -8,8 +8,10 @@ struct RouteCommand: ParsableCommand {
         abstract: "Say which code receives a message on iOS and Android: notification-only, data-only or mixed.",
         discussion: """
             Receivers: notification-center-delegate, system-notification, did-receive-message, \
-            did-receive-remote-notification, system-tray, on-message-received, not-delivered. Exit status: 0, \
-            1 when the message is refused before delivery, 2 for usage errors or an unreadable file.
+            did-receive-remote-notification, system-tray, on-message-received, not-delivered, and for the other \
+            push types activitykit, widgetkit, controls, pushkit-voip, location-push-extension, push-to-talk, \
+            file-provider, complication, mdm. Findings and exit status as for nse lint: 0, 1 when an error is \
+            found (a refusal, an image that can never show), 2 for usage errors or an unreadable file.
             """
     )
 

@@ -33,15 +33,18 @@ struct CrashContainmentTests {
         }
     }
 
-    /// The batch's worker process: the supervisor's live child (a pid whose parent is the supervisor; a worker that
-    /// already crashed may linger as a zombie until the supervisor reaps it).
-    private func worker(of supervisor: pid_t) -> pid_t? {
+    /// A live child of the supervisor whose arguments satisfy `matching` (a worker that already crashed may
+    /// linger as a zombie until the supervisor reaps it).
+    private func worker(of supervisor: pid_t, matching: ([String]) -> Bool) -> pid_t? {
         let pids = (try? FileManager.default.contentsOfDirectory(atPath: "/proc"))?.compactMap { pid_t($0) } ?? []
         for pid in pids {
             guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
                   let close = stat.lastIndex(of: ")") else { continue }
             let fields = stat[stat.index(after: close)...].split(separator: " ")
-            if fields.count > 1, fields[0] != "Z", pid_t(fields[1]) == supervisor { return pid }
+            guard fields.count > 1, fields[0] != "Z", pid_t(fields[1]) == supervisor,
+                  let cmdline = FileManager.default.contents(atPath: "/proc/\(pid)/cmdline") else { continue }
+            let arguments = cmdline.split(separator: 0).map { String(decoding: $0, as: UTF8.self) }
+            if matching(arguments) { return pid }
         }
         return nil
     }
@@ -64,10 +67,16 @@ struct CrashContainmentTests {
 
         let run = try await runNSE(["batch", inputs.path, "--allow-http", "--jobs", "2", "--time-budget", "60", "--out", out.path, "--junit", folder.appendingPathComponent("junit.xml").path]) { supervisor in
             // First the batch, then the poisoned push re-run alone: each crashes while it waits on the download.
-            for attempt in 1...2 {
-                guard poison.waitForRequest(number: attempt, while: supervisor) else { return }
+            // The batch's worker first; then, among the suspects re-run side by side, the one re-running c.json
+            // (the third input, index 2): the others must finish and be found innocent.
+            let isBatch: ([String]) -> Bool = { !$0.contains("--worker-only") }
+            let isPoisonAlone: ([String]) -> Bool = { arguments in
+                arguments.firstIndex(of: "--worker-only").map { arguments.indices.contains($0 + 1) && arguments[$0 + 1] == "2" } ?? false
+            }
+            for (attempt, matching) in [isBatch, isPoisonAlone].enumerated() {
+                guard poison.waitForRequest(number: attempt + 1, while: supervisor) else { return }
                 var target: pid_t?
-                while target == nil, supervisor.isRunning { target = worker(of: supervisor.processIdentifier) }
+                while target == nil, supervisor.isRunning { target = worker(of: supervisor.processIdentifier, matching: matching) }
                 if let target { kill(target, SIGKILL) }
             }
         }

@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 @testable import NSEKit
 
@@ -28,11 +29,11 @@ struct ExtensionEligibilityTests {
         #expect(decision.reason?.contains("found `mutableContent`") == true)
     }
 
-    @Test func trueIsAcceptedWithAWarning() throws {
-        let value = try JSONValue.parse(.init(#"{"alert": "Hi", "mutable-content": true}"#.utf8))
-        let decision = ExtensionEligibility.decide(aps: value.objectValue ?? [:])
-        #expect(decision.invoked)
-        #expect(decision.diagnostics.map(\.code) == [.payloadMutableContentNotNumber])
+    @Test func trueIsAcceptedWithOneWarning() throws {
+        let push = try PushReader.parse(Data(#"{"aps": {"alert": "Hi", "mutable-content": true}}"#.utf8))
+        let checks = PushChecks.run(push)
+        #expect(checks.eligibility.invoked)
+        #expect(checks.diagnostics.map(\.code) == [.payloadMutableContentNotNumber])
     }
 
     @Test func simulatorPushesDoNotRunTheExtensionUnlessAsked() throws {

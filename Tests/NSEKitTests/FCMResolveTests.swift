@@ -27,7 +27,7 @@ struct FCMResolveTests {
 
     @Test func theWorkedExampleOnBothPlatforms() throws {
         let report = FCMResolver.resolve(try push(Self.workedExample), input: "example.json")
-        #expect(report.diagnostics.isEmpty, "\(report.diagnostics)")
+        #expect(report.diagnostics.warningsAndErrors.isEmpty, "\(report.diagnostics)")
         #expect(!report.rejected)
 
         let android = try #require(report.android)
@@ -83,8 +83,10 @@ struct FCMResolveTests {
     @Test func iOSNotificationImageAloneIsAnInferredCopy() throws {
         let report = FCMResolver.resolve(try push(#"{"token": "t", "notification": {"title": "T", "image": "https://x/n.jpg"}}"#), input: "m.json")
         #expect(report.ios?.payload["fcm_options"]?["image"] == .string("https://x/n.jpg"))
-        #expect(report.diagnostics.map(\.code) == [.fcmInferredImage])
+        // FCM adds no `mutable-content`, so the extension does not run and the image cannot show.
+        #expect(report.diagnostics.map(\.code) == [.fcmInferredImage, .extensionNotInvoked])
         #expect(report.diagnostics.first?.severity == .warning)
+        #expect(report.diagnostics.last?.severity == .error)
         #expect(report.android?.image == "https://x/n.jpg", "documented for Android: no inference warning of its own")
     }
 
@@ -139,15 +141,15 @@ struct FCMResolveTests {
     @Test func androidOnlySkipsTheAPNsChecks() throws {
         let push = try push(#"{"token": "t", "notification": {"title": "T"}, "apns": {"headers": {"apns-priority": "7"}}}"#)
         #expect(FCMResolver.resolve(push, input: "m", platform: .android).diagnostics.isEmpty)
-        #expect(FCMResolver.resolve(push, input: "m", platform: .ios).diagnostics.map(\.code) == [.lintHeaderPriority])
+        #expect(FCMResolver.resolve(push, input: "m", platform: .ios).diagnostics.warningsAndErrors.map(\.code) == [.lintHeaderPriority])
     }
 
     @Test func theAPNsLimitAppliesAfterResolution() throws {
         let filler = String(repeating: "x", count: 2100)
         // Each half fits; together, beside `aps`, they pass 4096 bytes.
-        let push = try push(#"{"token": "t", "notification": {"title": "T"}, "data": {"a": "\#(filler)"}, "apns": {"payload": {"b": "\#(filler)"}}}"#)
+        let push = try push(#"{"token": "t", "notification": {"title": "T"}, "data": {"a": "\#(filler)"}, "apns": {"payload": {"aps": {"badge": 1}, "b": "\#(filler)"}}}"#)
         let report = FCMResolver.resolve(push, input: "m")
-        #expect(report.diagnostics.map(\.code) == [.payloadTooLarge])
+        #expect(report.diagnostics.warningsAndErrors.map(\.code) == [.payloadTooLarge])
         #expect(report.rejected)
         #expect(report.exitStatus == 1)
     }

@@ -205,8 +205,8 @@ struct PipelineTests {
     }
 
     @Test func aRejectedPayloadShowsNothing() async {
-        var push = firebasePayload(imageURL: "https://example.com/a.jpg")
-        push.payloadBytes = 5000
+        let small = firebasePayload(imageURL: "https://example.com/a.jpg")
+        let push = ReceivedPush(kind: .apns, userInfo: small.userInfo, payloadBytes: 5000, diagnostics: [])
         let result = await run(push)
         #expect(result.outcome == .rejected)
         #expect(result.content == nil)

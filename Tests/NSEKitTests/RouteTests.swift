@@ -68,9 +68,9 @@ struct RouteTests {
 
     @Test func theDirectChannelCellCarriesItsCaveat() throws {
         let report = try route(try #require(Self.messages[.dataOnly]), .foreground)
-        #expect(report.diagnostics.map(\.code) == [.routeDirectChannel])
-        #expect(report.diagnostics.first?.severity == .warning)
-        #expect(try route(try #require(Self.messages[.mixed]), .foreground).diagnostics.isEmpty)
+        #expect(report.diagnostics.warningsAndErrors.map(\.code) == [.routeDirectChannel])
+        #expect(report.diagnostics.warningsAndErrors.first?.severity == .warning)
+        #expect(try route(try #require(Self.messages[.mixed]), .foreground).diagnostics.warningsAndErrors.isEmpty)
     }
 
     @Test(arguments: AppState.allCases)
@@ -93,7 +93,7 @@ struct RouteTests {
         let report = try route(#"{"token": "t", "topic": "news", "notification": {"title": "T"}}"#, .background)
         #expect(report.ios?.receiver == .notDelivered)
         #expect(report.android?.receiver == .notDelivered)
-        #expect(report.diagnostics.map(\.code) == [.fcmTargetCount])
+        #expect(report.diagnostics.warningsAndErrors.map(\.code) == [.fcmTargetCount])
         #expect(report.exitStatus == 1)
     }
 
@@ -114,6 +114,6 @@ struct RouteTests {
         #expect(report.android == nil)
         #expect(report.ios?.messageKind == kind)
         #expect(report.ios?.receiver == receiver)
-        #expect(report.diagnostics.isEmpty)
+        #expect(report.diagnostics.warningsAndErrors.isEmpty)
     }
 }

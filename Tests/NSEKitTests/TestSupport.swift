@@ -72,3 +72,8 @@ extension ProcessResult {
     var codes: [DiagnosticCode] { diagnostics.map(\.code) }
     var errorCodes: [DiagnosticCode] { diagnostics.filter { $0.severity == .error }.map(\.code) }
 }
+
+extension Array where Element == Diagnostic {
+    /// The findings that ask something of the sender: warnings and errors, not the explanations.
+    var warningsAndErrors: [Diagnostic] { filter { $0.severity != .info } }
+}

@@ -24,9 +24,9 @@ public struct BatchEntry: Sendable, Hashable, Codable {
         self.outputPath = outputPath
         outcome = result.outcome
         imageShown = result.imageShown
-        imageURL = result.content?.userInfo["fcm_options"]?["image"]?.stringValue
+        imageURL = result.content.flatMap { ImageRequest.firebase(in: $0.userInfo)?.url }
         exitStatus = result.exitStatus(strict: strict)
-        diagnostics = result.allDiagnostics.filter { $0.severity != .info }
+        diagnostics = result.verdictDiagnostics.filter { $0.severity != .info }
         milliseconds = result.timings["total"] ?? 0
         downloadMilliseconds = result.timings["extension.download"]
     }

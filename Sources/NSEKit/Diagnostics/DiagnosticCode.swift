@@ -16,6 +16,8 @@ public enum DiagnosticCode: String, Sendable, Codable, CaseIterable {
     case fcmReservedDataKey = "fcm.reserved-data-key"
     case fcmDataOnlyPriority = "fcm.data-only-priority"
     case fcmInvalidField = "fcm.invalid-field"
+    case fcmApnsPayloadAps = "fcm.apns-payload-aps"
+    case fcmLegacyAPI = "fcm.legacy-api"
 
     // Lint of the `aps` dictionary (Lint/ApsLint.swift and its neighbours).
     case lintApsUnknownKey = "lint.aps.unknown-key"
@@ -32,6 +34,11 @@ public enum DiagnosticCode: String, Sendable, Codable, CaseIterable {
     case lintApsRelevanceScore = "lint.aps.relevance-score"
     case lintApsStringType = "lint.aps.string-type"
     case lintApsLiveActivity = "lint.aps.live-activity"
+    case lintApsMisplacedKey = "lint.aps.misplaced-key"
+    case lintApsContentChanged = "lint.aps.content-changed"
+
+    // The image the payload asks for, judged without the network (Checks/ImageRequestRules.swift).
+    case lintImageType = "lint.image.type"
 
     // Lint of the APNs request headers (Lint/HeaderLint.swift).
     case lintHeaderValueType = "lint.header.value-type"
@@ -50,6 +57,7 @@ public enum DiagnosticCode: String, Sendable, Codable, CaseIterable {
     case payloadTooLarge = "payload.too-large"
     case payloadApsMissing = "payload.aps-missing"
     case payloadMutableContentNotNumber = "payload.mutable-content-not-number"
+    case payloadLocalizedAlert = "payload.localized-alert"
 
     // Does iOS run the Notification Service Extension?
     case extensionNotInvoked = "extension.not-invoked"

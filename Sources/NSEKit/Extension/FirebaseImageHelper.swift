@@ -8,14 +8,23 @@ import Foundation
 public struct FirebaseImageHelper: Sendable {
     public init() {}
 
-    /// Adds the image to `state.bestAttemptContent`; throws when the time budget ran out first.
+    /// Adds the image `request` asks for to `state.bestAttemptContent`; throws when the time budget ran out first.
     ///
-    /// Blocks the calling thread while downloading, as the SDK's URLSession task occupies its own queue.
-    public func run(_ state: inout ExtensionState, context: ExtensionContext) throws(TimeBudgetExpired) {
-        guard let imageURLText = Self.requestedImage(in: state.original.userInfo, diagnostics: &state.diagnostics) else {
+    /// `request` is read from the content handed to the helper (`ImageRequest.firebase(in:)`), as the SDK reads
+    /// that content's `userInfo`. Blocks the calling thread while downloading, as the SDK's URLSession task
+    /// occupies its own queue.
+    public func run(_ request: ImageRequest?, state: inout ExtensionState, context: ExtensionContext) throws(TimeBudgetExpired) {
+        guard let request else {
+            state.diagnostics.append(.info(.mediaNone, "No `fcm_options.image` in the payload: Firebase's helper delivers the content without downloading anything."))
             return
         }
+        // The sender asked for an image, so a missing one is a failure even when the helper ignores the request.
         state.mediaRequested = true
+        guard let imageURLText = request.url else {
+            // The checks stage reports why (`lint.image.type`); the SDK itself stays silent.
+            state.diagnostics.append(.info(.mediaNone, "Firebase's helper ignores `\(request.source)` (not a string URL) and downloads nothing."))
+            return
+        }
         guard let url = Self.parseURL(imageURLText, diagnostics: &state.diagnostics) else { return }
         guard Self.passesTransportSecurity(url, profile: context.profile, diagnostics: &state.diagnostics) else { return }
 
@@ -42,29 +51,6 @@ public struct FirebaseImageHelper: Sendable {
             return
         }
         attach(fetched, to: &state, context: context)
-    }
-
-    /// `fcm_options.image` when it is a string; the SDK silently ignores anything else.
-    ///
-    /// This and the URL and naming steps below are package-wide so the media fuzz target drives them directly.
-    package static func requestedImage(in userInfo: [String: JSONValue], diagnostics: inout [Diagnostic]) -> String? {
-        guard let options = userInfo["fcm_options"] else {
-            diagnostics.append(.info(.mediaNone, "No `fcm_options.image` in the payload: Firebase's helper delivers the content without downloading anything."))
-            return nil
-        }
-        guard case .object(let fields) = options else {
-            diagnostics.append(.warning(.mediaNone, "`fcm_options` is \(options.shortDescription), not a dictionary: Firebase's helper ignores it and shows no image. Make it {\"image\": \"https://...\"}."))
-            return nil
-        }
-        switch fields["image"] {
-        case .string(let text)?:
-            return text
-        case nil, .null?:
-            diagnostics.append(.info(.mediaNone, "`fcm_options` has no `image`: Firebase's helper delivers the content without downloading anything."))
-        case let other?:
-            diagnostics.append(.warning(.mediaNone, "`fcm_options.image` is \(other.shortDescription), not a string: Firebase's helper ignores it and shows no image. Make it the image's https URL."))
-        }
-        return nil
     }
 
     /// `URL(string:)` as iOS 17 and later apply it: invalid characters are percent-encoded rather than fatal.

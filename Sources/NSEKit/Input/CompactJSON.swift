@@ -5,6 +5,13 @@ import Foundation
 /// Senders' libraries send compact JSON; a sample file is usually pretty-printed. Removing whitespace outside
 /// strings, rather than re-encoding, keeps the sender's own escapes (`\/`, `\u00e9`) and so their byte count.
 enum CompactJSON {
+    /// The one measure of a payload's size, for every kind of input: the sender's own bytes when the file holds
+    /// exactly the payload (a bare payload, an envelope's `payload`), else the compact encoding of what the phone
+    /// receives (an FCM message, resolved).
+    static func payloadBytes(of payload: JSONValue, writtenAs bytes: Data?) -> Int {
+        byteCount(of: bytes ?? payload.compactData())
+    }
+
     static func byteCount(of bytes: Data) -> Int {
         var count = 0
         var inString = false

@@ -8,13 +8,26 @@ public struct FCMMessage: Sendable {
     public var fields: [String: JSONValue]
     /// The members of the send request beside `message` (such as `validate_only`); empty for a bare message.
     public var requestFields: [String: JSONValue]
+    /// The request is in the shape of the legacy HTTP API (`fcm/send`: `to`, `registration_ids`), shut down in 2024.
+    public var isLegacy = false
+    /// `apns.payload.aps` as the sender wrote it (before `notification` fills its alert), read once.
+    public var writtenAps = Aps(nil)
+    /// The targets the message names (`token`, `topic`, `condition`, `fid`), in that order; FCM wants exactly one.
+    public var targets: [String] = []
 
-    /// Recognises `{"message": {...}}`, or a bare message that has FCM's own fields and no `aps`.
+    /// The v1 API's targets: a registration token, a topic, a condition, or a Firebase installation ID.
+    static let targetFields = ["token", "topic", "condition", "fid"]
+
+    /// Recognises `{"message": {...}}`, a bare message that has FCM's own fields and no `aps`, or a legacy request.
     init?(root: [String: JSONValue]) {
         let message: [String: JSONValue]
         if let wrapped = root["message"]?.objectValue {
             message = wrapped
             requestFields = root.filter { $0.key != "message" }
+        } else if root["aps"] == nil, !Set(root.keys).isDisjoint(with: Self.legacyFields) {
+            message = root
+            requestFields = [:]
+            isLegacy = true
         } else if root["aps"] == nil, !Set(root.keys).isDisjoint(with: Self.messageFields) {
             message = root
             requestFields = [:]
@@ -28,11 +41,21 @@ public struct FCMMessage: Sendable {
         // FCM accepts `fcmOptions` as well as `fcm_options`; the resolution below reads the proto name.
         if apns["fcm_options"] == nil, let options = apns["fcmOptions"] { apns["fcm_options"] = options }
         fields = message
+        writtenAps = Aps(apns["payload"]?["aps"])
+        targets = Self.targetFields.filter { message[$0] != nil && message[$0] != .null }
     }
 
     private static let messageFields: Set<String> = [
-        "token", "topic", "condition", "notification", "data", "android", "apns", "webpush",
+        "token", "topic", "condition", "fid", "notification", "data", "android", "apns", "webpush",
     ]
+
+    /// The legacy API's targets: a request with them was written for `fcm/send`.
+    static let legacyFields: Set<String> = ["to", "registration_ids"]
+
+    /// `apns.payload` as written, when the message gives one.
+    var apnsPayload: JSONValue? {
+        apns["payload"]
+    }
 }
 
 /// Turns an FCM HTTP v1 message into the APNs payload iOS receives (device-behaviour.md, section 4).
@@ -62,7 +85,8 @@ public enum FCMResolver {
             break
         }
         if !alert.isEmpty { aps["alert"] = .object(alert) }
-        if !aps.isEmpty || !message.notification.isEmpty { userInfo["aps"] = .object(aps) }
+        // An `aps` the sender wrote is kept even when empty (FCM refuses it; resolve shows it as written).
+        if apnsPayload["aps"] != nil || !aps.isEmpty || !message.notification.isEmpty { userInfo["aps"] = .object(aps) }
 
         // `apns.fcm_options.image` wins over `notification.image`.
         var fcmOptions = userInfo["fcm_options"]?.objectValue ?? [:]
@@ -70,13 +94,16 @@ public enum FCMResolver {
             fcmOptions["image"] = image
         } else if let image = message.notification["image"] {
             fcmOptions["image"] = image
-            diagnostics.append(.warning(
-                .fcmInferredImage,
-                "Assumed that FCM copies `notification.image` into `fcm_options.image` for iOS: this is inferred, not documented. Set `apns.fcm_options.image` to be sure the iPhone gets the image."))
+            // A legacy request is refused whole (`fcm.legacy-api`): how v1 would resolve it is moot.
+            if !message.isLegacy {
+                diagnostics.append(.warning(
+                    .fcmInferredImage,
+                    "Assumed that FCM copies `notification.image` into `fcm_options.image` for iOS: this is inferred, not documented. Set `apns.fcm_options.image` to be sure the iPhone gets the image."))
+            }
         }
         if !fcmOptions.isEmpty { userInfo["fcm_options"] = .object(fcmOptions) }
 
-        let bytes = JSONValue.object(userInfo).compactData().count
+        let bytes = CompactJSON.payloadBytes(of: .object(userInfo), writtenAs: nil)
         return ReceivedPush(
             kind: .fcmV1, userInfo: userInfo, payloadBytes: bytes, diagnostics: diagnostics,
             headers: message.apns["headers"]?.objectValue, fcmMessage: message)

@@ -12,7 +12,7 @@ public struct IOSDelivery: Sendable, Codable {
 }
 
 /// What `nse resolve` reports: each platform's view of one FCM HTTP v1 message, and what FCM would refuse.
-public struct ResolutionReport: Sendable, Codable {
+public struct ResolutionReport: Sendable, Codable, VerdictReport {
     public var input: String
     public var inputKind: InputKind?
     public var ios: IOSDelivery?
@@ -21,11 +21,7 @@ public struct ResolutionReport: Sendable, Codable {
     public var rejected: Bool
     public var diagnostics: [Diagnostic]
 
-    /// 0: no errors; 1: an error-severity finding; 2: the file could not be read.
-    public var exitStatus: Int32 {
-        if diagnostics.contains(where: { $0.code == .inputUnreadable }) { return 2 }
-        return diagnostics.contains { $0.severity == .error } ? 1 : 0
-    }
+    public var verdictDiagnostics: [Diagnostic] { diagnostics }
 }
 
 extension FCMResolver {
@@ -47,21 +43,17 @@ extension FCMResolver {
                 input: input, inputKind: push.kind, rejected: false,
                 diagnostics: [.error(.inputUnknownKind, "This is an APNs payload (\(push.kind.rawValue)), what an iPhone receives already, not an FCM HTTP v1 message: there is nothing to resolve. Use `nse lint` or `nse process` on it; give `nse resolve` a {\"message\": {...}} send request.")])
         }
-        var diagnostics: [Diagnostic] = []
+        let checks = PushChecks.run(push, options: CheckOptions(platform: platform))
         var ios: IOSDelivery?
         var android: AndroidMessage?
         if platform.includesIOS {
-            diagnostics += push.diagnostics + Linter.check(push)
-            diagnostics += DeliveryRules.check(push).filter { $0.code != .payloadApsMissing }
             ios = IOSDelivery(payload: push.userInfo, payloadBytes: push.payloadBytes, payloadLimit: push.payloadLimit, headers: push.headers)
-        } else {
-            diagnostics += FCMValidation.validate(message)
         }
         if platform.includesAndroid {
             android = resolveForAndroid(message)
         }
         return ResolutionReport(
             input: input, inputKind: push.kind, ios: ios, android: android,
-            rejected: diagnostics.contains { $0.rejectsPush }, diagnostics: diagnostics)
+            rejected: checks.refused, diagnostics: checks.diagnostics)
     }
 }

@@ -4,9 +4,11 @@
 public enum FCMValidation {
     /// Checks that apply whatever the device: the target, the data map, and the message's field names and types.
     public static func validate(_ message: FCMMessage) -> [Diagnostic] {
+        if message.isLegacy { return [legacy(message)] }
         var findings: [Diagnostic] = []
-        findings += targetCount(message.fields)
+        findings += targetCount(message.targets)
         findings += schema(message)
+        findings += apnsPayloadAps(message)
         for (path, container) in [("message.data", message.fields["data"]), ("message.android.data", FCMFieldNames.member("data", of: message.android))] {
             guard let data = container?.objectValue else { continue }
             findings += dataValues(data, path: path)
@@ -17,6 +19,33 @@ public enum FCMValidation {
 
     /// Checks that apply when the token is an Apple device's: data messages must be sent with priority 5.
     public static func validateForApple(_ message: FCMMessage) -> [Diagnostic] {
+        guard !message.isLegacy else { return [] }
+        return dataOnlyPriority(message)
+    }
+
+    /// FCM refuses an `apns.payload` without `aps`, or with an `aps` that is not a non-empty dictionary, even when
+    /// `notification` would give it an alert (firebase-admin-java#214, firebase-admin-dotnet#39).
+    static func apnsPayloadAps(_ message: FCMMessage) -> [Diagnostic] {
+        guard case .object(let payload)? = message.apnsPayload else { return [] }
+        switch payload["aps"] {
+        case nil:
+            return [.error(.fcmApnsPayloadAps, "`message.apns.payload` has no `aps` key: FCM refuses the request (400 INVALID_ARGUMENT: \"Payload of Apple Push Notification Service must contain an [aps] key.\"), even when `notification` is set. Add \"aps\": {...} (for a data message, {\"content-available\": 1}), or remove `apns.payload`.")]
+        case .object(let aps)? where !aps.isEmpty:
+            return []
+        case let other?:
+            let what = other.objectValue != nil ? "an empty dictionary" : other.shortDescription
+            return [.error(.fcmApnsPayloadAps, "`message.apns.payload.aps` is \(what): FCM refuses the request (400 INVALID_ARGUMENT: \"Value of [aps] must be a non-empty dictionary.\"), even when `notification` would fill it. Put at least one key in it (`\"mutable-content\": 1`, `\"content-available\": 1`), or leave `aps` and `apns.payload` out.")]
+        }
+    }
+
+    /// The legacy HTTP API's shape: one finding naming it, instead of every field the v1 API does not know.
+    static func legacy(_ message: FCMMessage) -> Diagnostic {
+        let keys = message.fields.keys.filter(FCMMessage.legacyFields.contains).sorted().map { "`\($0)`" }.joined(separator: ", ")
+        return .error(.fcmLegacyAPI, "This request is in the shape of FCM's legacy HTTP API (`fcm/send`, with \(keys)), which Google shut down in 2024: it is refused and nothing is delivered. Send it to the HTTP v1 API as {\"message\": {\"token\": ..., \"notification\": ..., \"data\": ..., \"apns\": ...}} (`to` becomes `token` or `topic`; `priority` and `content_available` move into `apns.headers` and `apns.payload.aps`).")
+    }
+
+    /// Data messages to Apple devices must be sent with priority 5.
+    static func dataOnlyPriority(_ message: FCMMessage) -> [Diagnostic] {
         guard isDataOnlyForApple(message),
               let headers = FCMFieldNames.member("headers", of: message.apns)?.objectValue,
               let priority = headers.first(where: { $0.key.lowercased() == "apns-priority" })?.value,
@@ -28,22 +57,17 @@ public enum FCMValidation {
 
     /// A message without `notification` whose `aps` shows nothing: FCM's "data message".
     static func isDataOnlyForApple(_ message: FCMMessage) -> Bool {
-        guard message.notification.isEmpty else { return false }
-        let aps = message.apns["payload"]?["aps"]?.objectValue ?? [:]
-        return aps["alert"] == nil && aps["badge"] == nil && aps["sound"] == nil
+        message.notification.isEmpty && !message.writtenAps.isNotification
     }
 
     // MARK: - Target
 
-    private static let targets = ["token", "topic", "condition"]
-
-    static func targetCount(_ message: [String: JSONValue]) -> [Diagnostic] {
-        let given = targets.filter { message[$0] != nil && message[$0] != .null }
+    static func targetCount(_ given: [String]) -> [Diagnostic] {
         switch given.count {
         case 1:
             return []
         case 0:
-            return [.error(.fcmTargetCount, "The message has no target: FCM refuses it (400 INVALID_ARGUMENT). Add exactly one of `message.token`, `message.topic` or `message.condition`.")]
+            return [.error(.fcmTargetCount, "The message has no target: FCM refuses it (400 INVALID_ARGUMENT). Add exactly one of `message.token`, `message.topic`, `message.condition` or `message.fid`.")]
         default:
             let names = given.map { "`message.\($0)`" }.joined(separator: ", ")
             return [.error(.fcmTargetCount, "The message has \(given.count) targets (\(names)): FCM accepts exactly one and refuses the request (400 INVALID_ARGUMENT). Keep one; send the message once per target instead.")]
@@ -106,7 +130,7 @@ public enum FCMValidation {
     ]
 
     private static let message: [String: Shape] = [
-        "name": .string, "token": .string, "topic": .string, "condition": .string,
+        "name": .string, "token": .string, "topic": .string, "condition": .string, "fid": .string,
         "data": .stringMap,
         "notification": .object(["title": .string, "body": .string, "image": .string]),
         "android": .object([
@@ -204,7 +228,7 @@ public enum FCMValidation {
 extension DiagnosticCode {
     /// FCM's own refusals, which stop the message for every platform (a data message's priority concerns Apple only).
     var isFCMRefusal: Bool {
-        [.fcmTargetCount, .fcmDataNotString, .fcmReservedDataKey, .fcmInvalidField].contains(self)
+        [.fcmTargetCount, .fcmDataNotString, .fcmReservedDataKey, .fcmInvalidField, .fcmLegacyAPI, .fcmApnsPayloadAps].contains(self)
     }
 }
 

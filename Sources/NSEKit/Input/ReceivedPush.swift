@@ -1,20 +1,56 @@
 import Foundation
 
-/// The push as the iPhone receives it, whichever kind of file it came from.
+/// The push as the iPhone receives it, whichever kind of file it came from: read once into typed values
+/// (`aps`, the image request, the headers, the FCM message) that every command's checks read.
 public struct ReceivedPush: Sendable {
-    public var kind: InputKind
+    public let kind: InputKind
     /// The `userInfo` dictionary: `aps` plus the custom keys.
-    public var userInfo: [String: JSONValue]
-    /// The payload's size as APNs counts it: bytes of compact JSON.
-    public var payloadBytes: Int
+    public let userInfo: [String: JSONValue]
+    /// The payload's size as APNs counts it: bytes of compact JSON (`CompactJSON.payloadBytes`).
+    public let payloadBytes: Int
     /// Findings made while reading or resolving the file (never fatal on their own).
     public var diagnostics: [Diagnostic]
     /// The APNs request headers, when the file gives them: an envelope's `headers` or an FCM message's `apns.headers`.
-    public var headers: [String: JSONValue]? = nil
+    public let headers: [String: JSONValue]?
     /// The FCM HTTP v1 message this push was resolved from, kept for FCM's own validation and the Android side.
-    public var fcmMessage: FCMMessage? = nil
+    public let fcmMessage: FCMMessage?
     /// True when the file was an envelope `{"headers": {...}, "payload": {...}}`, so findings name `payload.aps...`.
-    public var isEnvelope = false
+    public let isEnvelope: Bool
+    /// `aps` as received, with misplaced `aps` keys found beside it.
+    public let aps: Aps
+    /// The image the payload asks Firebase's helper for, if any.
+    public let imageRequest: ImageRequest?
+    /// The push type the request declares, when it declares a valid one; for an FCM message with
+    /// `apns.live_activity_token`, the Live Activity push FCM sends.
+    public let pushType: PushType?
+
+    public init(
+        kind: InputKind, userInfo: [String: JSONValue], payloadBytes: Int, diagnostics: [Diagnostic],
+        headers: [String: JSONValue]? = nil, fcmMessage: FCMMessage? = nil, isEnvelope: Bool = false
+    ) {
+        self.kind = kind
+        self.userInfo = userInfo
+        self.payloadBytes = payloadBytes
+        self.diagnostics = diagnostics
+        self.headers = headers
+        self.fcmMessage = fcmMessage
+        self.isEnvelope = isEnvelope
+        aps = Aps(userInfo["aps"], besideAps: userInfo)
+        imageRequest = ImageRequest.firebase(in: userInfo)
+        let declared = headers?.first { $0.key.lowercased() == "apns-push-type" }?.value.stringValue
+        if let declared, let type = PushType(rawValue: declared) {
+            pushType = type
+        } else if let fcmMessage, FCMFieldNames.member("live_activity_token", of: fcmMessage.apns) != nil {
+            pushType = .liveactivity
+        } else {
+            pushType = nil
+        }
+    }
+
+    /// Where findings about `aps` point: the key path as the sender wrote it.
+    var apsPath: String {
+        fcmMessage != nil ? "message.apns.payload.aps" : isEnvelope ? "payload.aps" : "aps"
+    }
 }
 
 /// Why a file could not be turned into a push at all.
@@ -123,7 +159,7 @@ public enum PushReader {
         return ReceivedPush(
             kind: isSimctl ? .simctl : .apns,
             userInfo: userInfo,
-            payloadBytes: CompactJSON.byteCount(of: bytes),
+            payloadBytes: CompactJSON.payloadBytes(of: .object(userInfo), writtenAs: bytes),
             diagnostics: [])
     }
 
@@ -149,8 +185,7 @@ public enum PushReader {
                 unreadable: false)
         }
         // Measured on the sender's own bytes, as for a bare payload; re-encoding only if the scan fails.
-        let size = CompactJSON.memberRange(of: "payload", in: bytes).map { CompactJSON.byteCount(of: bytes[$0]) }
-            ?? JSONValue.object(payload).compactData().count
+        let size = CompactJSON.payloadBytes(of: .object(payload), writtenAs: CompactJSON.memberRange(of: "payload", in: bytes).map { bytes[$0] })
         return ReceivedPush(
             kind: .apns, userInfo: payload, payloadBytes: size, diagnostics: [], headers: headers, isEnvelope: true)
     }

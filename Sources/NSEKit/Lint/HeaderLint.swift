@@ -4,6 +4,8 @@ import Foundation
 enum HeaderLint {
     static let knownHeaders: Set<String> = [
         "apns-push-type", "apns-id", "apns-expiration", "apns-priority", "apns-topic", "apns-collapse-id", "authorization",
+        // Broadcast pushes to a Live Activity channel (iOS 18).
+        "apns-channel-id",
     ]
     static let priorities = ["10", "5", "1"]
     static let maxCollapseIDBytes = 64
@@ -14,10 +16,19 @@ enum HeaderLint {
     ///   - path: where the headers sit: `headers` (an envelope) or `message.apns.headers`.
     ///   - viaFCM: FCM checks the values' types itself, and may fill in headers the message leaves out.
     static func check(_ headers: [String: JSONValue], aps: [String: JSONValue], path: String, viaFCM: Bool) -> [Diagnostic] {
+        check(headers, aps: Aps(aps), path: path, viaFCM: viaFCM)
+    }
+
+    ///   - priorityJudgedElsewhere: FCM's data-message rule judges the priority, and refuses first.
+    ///   - impliedPushType: the push type the request gets without the header (FCM sends a message with
+    ///     `apns.live_activity_token` as a Live Activity push).
+    static func check(
+        _ headers: [String: JSONValue], aps facts: Aps, path: String, viaFCM: Bool, priorityJudgedElsewhere: Bool = false,
+        impliedPushType: PushType? = nil
+    ) -> [Diagnostic] {
         var findings: [Diagnostic] = []
         var values: [String: String] = [:]
-        for name in headers.keys.sorted() {
-            let value = headers[name]!
+        for (name, value) in headers.sorted(by: { $0.key < $1.key }) {
             let key = name.lowercased()
             switch value {
             case .string(let text):
@@ -34,9 +45,10 @@ enum HeaderLint {
             }
         }
 
-        let facts = PayloadFacts(aps)
-        let pushType = checkPushType(values["apns-push-type"], facts: facts, path: path, viaFCM: viaFCM, into: &findings)
-        checkPriority(values["apns-priority"], pushType: pushType, facts: facts, path: path, viaFCM: viaFCM, into: &findings)
+        // Without the header, the type the request gets anyway (FCM's Live Activity push) is not a finding.
+        let declared = values["apns-push-type"]
+        let pushType = declared == nil && impliedPushType != nil ? impliedPushType : checkPushType(declared, facts: facts, path: path, viaFCM: viaFCM, into: &findings)
+        checkPriority(values["apns-priority"], pushType: pushType, facts: facts, path: path, viaFCM: viaFCM, judgedElsewhere: priorityJudgedElsewhere, into: &findings)
         if let collapseID = values["apns-collapse-id"], collapseID.utf8.count > maxCollapseIDBytes {
             findings.append(.error(.lintHeaderCollapseID, "`\(path).apns-collapse-id` is \(collapseID.utf8.count) bytes; APNs accepts at most \(maxCollapseIDBytes) and refuses the request (400 BadCollapseId). Shorten it, e.g. to a hash of the same text."))
         }
@@ -48,29 +60,13 @@ enum HeaderLint {
         return findings
     }
 
-    /// What the consistency checks need to know about the payload.
-    struct PayloadFacts {
-        var visible: Bool
-        var contentAvailable: Bool
-        var liveActivity: Bool
-
-        init(_ aps: [String: JSONValue]) {
-            visible = aps["alert"] != nil || aps["badge"] != nil || aps["sound"] != nil
-            contentAvailable = aps["content-available"] == .int(1) || aps["content-available"] == .bool(true)
-            liveActivity = aps["event"] != nil || aps["content-state"] != nil
-        }
-
-        /// Only `content-available`: a background update.
-        var backgroundOnly: Bool { contentAvailable && !visible }
-    }
-
-    private static func checkPushType(_ value: String?, facts: PayloadFacts, path: String, viaFCM: Bool, into findings: inout [Diagnostic]) -> PushType? {
+    private static func checkPushType(_ value: String?, facts: Aps, path: String, viaFCM: Bool, into findings: inout [Diagnostic]) -> PushType? {
         guard let value else {
             if !viaFCM {
-                let suggested = facts.backgroundOnly ? "background" : facts.liveActivity ? "liveactivity" : "alert"
+                let suggested = facts.isBackgroundOnly ? "background" : facts.hasLiveActivityKeys ? "liveactivity" : facts.hasContentChanged ? "widgets" : "alert"
                 findings.append(.warning(.lintHeaderPushTypeMissing, "`\(path)` has no `apns-push-type`: Apple requires it for watchOS and recommends it everywhere, and APNs may delay or drop a push without it. Add \"apns-push-type\": \"\(suggested)\"."))
             }
-            if facts.liveActivity {
+            if facts.hasLiveActivityKeys {
                 findings.append(.warning(.lintHeaderPushTypeMismatch, "The payload has Live Activity keys (`event`, `content-state`) but no `apns-push-type`: ActivityKit updates need \"liveactivity\" and the topic `<bundle id>.push-type.liveactivity`."))
             }
             return nil
@@ -80,36 +76,47 @@ enum HeaderLint {
             return nil
         }
         switch pushType {
-        case .alert where !facts.visible:
-            let hint = facts.contentAvailable ? " For a silent update use \"background\" with apns-priority 5." : " Add `aps.alert`."
+        case .alert where !facts.isNotification:
+            let hint = facts.contentAvailable.isSet ? " For a silent update use \"background\" with apns-priority 5." : " Add `aps.alert`."
             findings.append(.warning(.lintHeaderPushTypeMismatch, "`\(path).apns-push-type` is \"alert\" but the payload has no alert, badge or sound, so nothing is shown.\(hint)"))
         case .background:
-            if !facts.contentAvailable {
+            if !facts.contentAvailable.isSet {
                 findings.append(.error(.lintHeaderPushTypeMismatch, "`\(path).apns-push-type` is \"background\" but `aps.content-available` is not 1: the app is not woken, so the push does nothing. Add \"content-available\": 1."))
             }
-            if facts.visible {
+            if facts.isNotification {
                 findings.append(.error(.lintHeaderPushTypeMismatch, "`\(path).apns-push-type` is \"background\" but the payload has an alert, badge or sound, which a background push must not carry: iOS does not show them. Send \"alert\" to show the notification, or remove them."))
             }
-        case .liveactivity where !facts.liveActivity:
+        case .liveactivity where !facts.hasLiveActivityKeys:
             findings.append(.error(.lintHeaderPushTypeMismatch, "`\(path).apns-push-type` is \"liveactivity\" but the payload has no `event` and `content-state`: ActivityKit ignores it. Add them, or use \"alert\"."))
+        case .widgets where !facts.hasContentChanged, .controls where !facts.hasContentChanged:
+            findings.append(.warning(.lintHeaderPushTypeMismatch, "`\(path).apns-push-type` is \"\(pushType.rawValue)\" but `aps` has no `content-changed`: Apple's \(pushType.rawValue) pushes carry {\"aps\": {\"content-changed\": true}}. Assumed to reload all the same; send that body to be sure."))
         default:
-            if facts.liveActivity, pushType != .liveactivity {
+            if facts.hasLiveActivityKeys, pushType != .liveactivity {
                 findings.append(.warning(.lintHeaderPushTypeMismatch, "The payload has Live Activity keys (`event`, `content-state`) but `apns-push-type` is \"\(pushType.rawValue)\": ActivityKit updates need \"liveactivity\"."))
             }
         }
         return pushType
     }
 
-    private static func checkPriority(_ value: String?, pushType: PushType?, facts: PayloadFacts, path: String, viaFCM: Bool, into findings: inout [Diagnostic]) {
+    private static func checkPriority(_ value: String?, pushType: PushType?, facts: Aps, path: String, viaFCM: Bool, judgedElsewhere: Bool, into findings: inout [Diagnostic]) {
         if let value, !priorities.contains(value) {
             findings.append(.error(.lintHeaderPriority, "`\(path).apns-priority` is \"\(value)\": APNs accepts only \"10\" (immediately), \"5\" (power-considerate) or \"1\" (lowest) and refuses the request (400 BadPriority). Use \"10\" for an alert, \"5\" for a background push."))
             return
         }
+        guard !judgedElsewhere else { return }
         // APNs uses 10 when the header is absent; FCM may set it itself, so only an explicit 10 counts there.
-        let effective = value ?? (viaFCM ? nil : "10")
-        guard effective == "10", pushType == .background || (pushType == nil && facts.backgroundOnly) else { return }
-        let given = value == nil ? "absent, so APNs uses 10" : "\"10\""
-        findings.append(.error(.lintHeaderPriorityMismatch, "`\(path).apns-priority` is \(given) on a background push (only `content-available`): Apple requires priority 5 for background pushes and treats 10 as an error, so the app may not be woken. Send \"apns-priority\": \"5\"."))
+        guard let effective = value ?? (viaFCM ? nil : "10") else { return }
+        guard let type = pushType ?? (facts.isBackgroundOnly ? .background : nil) else { return }
+        let allowed = type.rules.priorities
+        guard !allowed.contains(effective) else { return }
+        let given = value == nil ? "absent, so APNs uses 10" : "\"\(effective)\""
+        let accepted = allowed.sorted { Int($0) ?? 0 > Int($1) ?? 0 }.map { "\"\($0)\"" }.joined(separator: " or ")
+        if type == .background {
+            findings.append(.error(.lintHeaderPriorityMismatch, "`\(path).apns-priority` is \(given) on a background push (only `content-available`): Apple requires priority 5 for background pushes and treats 10 as an error, so the app may not be woken. Send \"apns-priority\": \"5\"."))
+        } else {
+            // Documented priorities only; what APNs does with another is not documented.
+            findings.append(.warning(.lintHeaderPriorityMismatch, "`\(path).apns-priority` is \(given) on a \"\(type.rawValue)\" push: Apple documents \(accepted) for this push type, and what APNs does with another is not documented. Send \(accepted)."))
+        }
     }
 
     private static func checkExpiration(_ value: String, path: String) -> [Diagnostic] {
@@ -126,15 +133,14 @@ enum HeaderLint {
         if let suffix = pushType.topicSuffix, !topic.hasSuffix(suffix) {
             return [.error(.lintHeaderTopic, "`\(path).apns-topic` is \"\(topic)\", but a \"\(pushType.rawValue)\" push goes to the topic `<bundle id>\(suffix)`: APNs refuses a topic that does not match the push type. Send \"\(bundleID(of: topic))\(suffix)\".")]
         }
-        if pushType == .alert || pushType == .background,
-           let other = PushType.allCases.compactMap(\.topicSuffix).first(where: topic.hasSuffix) {
-            return [.error(.lintHeaderTopic, "`\(path).apns-topic` is \"\(topic)\", a `\(other)` topic, but \"\(pushType.rawValue)\" pushes go to the app's bundle ID: APNs refuses the mismatch. Send \"\(bundleID(of: topic))\".")]
+        if pushType == .alert || pushType == .background, let other = PushType.owningSuffix(of: topic), let suffix = other.topicSuffix {
+            return [.error(.lintHeaderTopic, "`\(path).apns-topic` is \"\(topic)\", a `\(suffix)` topic (for \"\(other.rawValue)\" pushes), but \"\(pushType.rawValue)\" pushes go to the app's bundle ID: APNs refuses the mismatch. Send \"\(bundleID(of: topic))\".")]
         }
         return []
     }
 
     private static func bundleID(of topic: String) -> String {
-        let suffix = PushType.allCases.compactMap(\.topicSuffix).first(where: topic.hasSuffix)
+        let suffix = PushType.owningSuffix(of: topic)?.topicSuffix
         return suffix.map { String(topic.dropLast($0.count)) } ?? topic
     }
 }

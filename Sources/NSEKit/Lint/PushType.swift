@@ -1,38 +1,55 @@
-/// The `apns-push-type` header's values and what each asks of the request (device-behaviour.md, section 5).
+/// The `apns-push-type` header's values and what each asks of the request and where the push goes
+/// (device-behaviour.md, sections 5 and 5b; Apple: "Sending notification requests to APNs").
 public enum PushType: String, Sendable, Codable, CaseIterable {
-    case alert, background, location, voip, complication, fileprovider, mdm, liveactivity, pushtotalk
+    case alert, background, location, voip, complication, fileprovider, mdm, liveactivity, pushtotalk, widgets, controls
 
-    /// The suffix `apns-topic` carries after the bundle ID; nil for the bundle ID itself (alert, background) or
-    /// a topic of its own (mdm).
-    public var topicSuffix: String? {
+    /// What APNs and the device make of one push type: a row of the table below.
+    public struct Rules: Sendable {
+        /// The suffix `apns-topic` carries after the bundle ID; nil for the bundle ID itself (alert, background)
+        /// or a topic of its own (mdm).
+        public var topicSuffix: String?
+        /// The priorities Apple allows; any other valid priority is an error for this type.
+        public var priorities: Set<String>
+        /// The largest payload APNs accepts.
+        public var payloadLimit: Int
+        /// Where the device hands the push.
+        public var destination: Destination
+    }
+
+    private static let allPriorities: Set<String> = ["10", "5", "1"]
+
+    /// The one table of push types.
+    public var rules: Rules {
+        let standard = DeliveryRules.maxPayloadBytes
         switch self {
-        case .voip: ".voip"
-        case .complication: ".complication"
-        case .fileprovider: ".pushkit.fileprovider"
-        case .liveactivity: ".push-type.liveactivity"
-        case .location: ".location-query"
-        case .pushtotalk: ".voip-ptt"
-        case .alert, .background, .mdm: nil
+        case .alert: return Rules(topicSuffix: nil, priorities: Self.allPriorities, payloadLimit: standard, destination: .notificationCenter)
+        // "Always use priority 5. Using priority 10 is an error."
+        case .background: return Rules(topicSuffix: nil, priorities: ["5"], payloadLimit: standard, destination: .backgroundApp)
+        case .location: return Rules(topicSuffix: ".location-query", priorities: Self.allPriorities, payloadLimit: standard, destination: .locationPushExtension)
+        case .voip: return Rules(topicSuffix: ".voip", priorities: Self.allPriorities, payloadLimit: 5120, destination: .pushKitVoIP)
+        case .complication: return Rules(topicSuffix: ".complication", priorities: Self.allPriorities, payloadLimit: standard, destination: .complication)
+        case .fileprovider: return Rules(topicSuffix: ".pushkit.fileprovider", priorities: Self.allPriorities, payloadLimit: standard, destination: .fileProvider)
+        case .mdm: return Rules(topicSuffix: nil, priorities: Self.allPriorities, payloadLimit: standard, destination: .deviceManagement)
+        case .liveactivity: return Rules(topicSuffix: ".push-type.liveactivity", priorities: ["10", "5"], payloadLimit: standard, destination: .activityKit)
+        case .pushtotalk: return Rules(topicSuffix: ".voip-ptt", priorities: Self.allPriorities, payloadLimit: standard, destination: .pushToTalk)
+        case .widgets: return Rules(topicSuffix: ".push-type.widgets", priorities: Self.allPriorities, payloadLimit: standard, destination: .widgetKit)
+        case .controls: return Rules(topicSuffix: ".push-type.controls", priorities: Self.allPriorities, payloadLimit: standard, destination: .controls)
         }
     }
 
-    /// The largest payload APNs accepts for this push type.
-    public var payloadLimit: Int {
-        self == .voip ? 5120 : DeliveryRules.maxPayloadBytes
+    public var topicSuffix: String? { rules.topicSuffix }
+
+    public var payloadLimit: Int { rules.payloadLimit }
+
+    /// The push type whose topic suffix `topic` ends with, if any.
+    static func owningSuffix(of topic: String) -> PushType? {
+        // Longest first: `.push-type.liveactivity` before any shorter suffix it might end with.
+        allCases.filter { $0.topicSuffix.map(topic.hasSuffix) == true }
+            .max { ($0.topicSuffix?.count ?? 0) < ($1.topicSuffix?.count ?? 0) }
     }
 }
 
 extension ReceivedPush {
-    /// The header's value, whatever the case of its name (HTTP/2 header names are lowercase on the wire).
-    func header(_ name: String) -> JSONValue? {
-        headers?.first { $0.key.lowercased() == name }?.value
-    }
-
-    /// The push type the request declares, when it declares a valid one.
-    public var pushType: PushType? {
-        header("apns-push-type")?.stringValue.flatMap(PushType.init(rawValue:))
-    }
-
     /// The most bytes APNs accepts for this push.
     public var payloadLimit: Int {
         pushType?.payloadLimit ?? DeliveryRules.maxPayloadBytes

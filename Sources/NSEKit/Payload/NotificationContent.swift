@@ -3,6 +3,11 @@ public struct NotificationContent: Sendable, Hashable, Codable {
     public var title: String = ""
     public var subtitle: String = ""
     public var body: String = ""
+    /// A line whose text comes from the app's Localizable.strings: the key and arguments, since the emulator does
+    /// not have the app's strings (the line itself shows the key).
+    public var titleLocalization: Localization?
+    public var subtitleLocalization: Localization?
+    public var bodyLocalization: Localization?
     public var badge: Int?
     /// The sound's name; "default" for the system sound, nil for none.
     public var sound: String?
@@ -17,33 +22,50 @@ public struct NotificationContent: Sendable, Hashable, Codable {
     /// Set when the extension made it a communication notification; absent otherwise.
     public var communication: Communication?
 
+    /// A localization key and the arguments that fill its format string.
+    public struct Localization: Sendable, Hashable, Codable {
+        public var key: String
+        public var arguments: [String]
+    }
+
     public init() {}
 
-    /// Builds the content iOS hands to the extension from a received payload's `aps`.
+    /// Builds the content iOS hands the extension from the push's typed `aps`.
+    public init(_ push: ReceivedPush) {
+        self.init(userInfo: push.userInfo, aps: push.aps)
+    }
+
+    /// Builds the content from a payload dictionary.
     public init(userInfo: [String: JSONValue]) {
+        self.init(userInfo: userInfo, aps: Aps(userInfo["aps"]))
+    }
+
+    private init(userInfo: [String: JSONValue], aps: Aps) {
         self.userInfo = userInfo
-        let aps = userInfo["aps"]?.objectValue ?? [:]
-        switch aps["alert"] {
-        case .string(let text)?:
-            body = text
-        case .object(let alert)?:
-            title = alert["title"]?.stringValue ?? ""
-            subtitle = alert["subtitle"]?.stringValue ?? ""
-            body = alert["body"]?.stringValue ?? ""
-        default:
-            break
-        }
-        badge = aps["badge"]?.integerValue
-        switch aps["sound"] {
+        (title, titleLocalization) = Self.line(aps.alert?.title)
+        (subtitle, subtitleLocalization) = Self.line(aps.alert?.subtitle)
+        (body, bodyLocalization) = Self.line(aps.alert?.body)
+        badge = aps.badge
+        switch aps.fields["sound"] {
         case .string(let name)?: sound = name
         case .object(let sound)?: self.sound = sound["name"]?.stringValue
         default: break
         }
-        categoryIdentifier = aps["category"]?.stringValue ?? ""
-        threadIdentifier = aps["thread-id"]?.stringValue ?? ""
-        targetContentIdentifier = aps["target-content-id"]?.stringValue
-        interruptionLevel = aps["interruption-level"]?.stringValue ?? "active"
-        relevanceScore = aps["relevance-score"]?.doubleValue ?? 0
+        categoryIdentifier = aps.fields["category"]?.stringValue ?? ""
+        threadIdentifier = aps.fields["thread-id"]?.stringValue ?? ""
+        targetContentIdentifier = aps.fields["target-content-id"]?.stringValue
+        interruptionLevel = aps.fields["interruption-level"]?.stringValue ?? "active"
+        // UNNotificationContent's score is 0...1; a Live Activity's larger scores are ActivityKit's, not this.
+        relevanceScore = aps.fields["relevance-score"]?.doubleValue.map { min(max($0, 0), 1) } ?? 0
+    }
+
+    /// The text a line shows, and its localization when the app's strings give the text.
+    private static func line(_ text: AlertText?) -> (String, Localization?) {
+        switch text {
+        case .literal(let literal)?: (literal, nil)
+        case .localized(let key, let arguments)?: (key, Localization(key: key, arguments: arguments))
+        case nil: ("", nil)
+        }
     }
 }
 

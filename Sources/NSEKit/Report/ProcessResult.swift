@@ -12,10 +12,13 @@ public enum Outcome: String, Sendable, Codable {
     case rejected
     /// The iOS side was not emulated (`--platform android`): see `android`.
     case notEmulated = "not-emulated"
+    /// iOS hands the push to something other than Notification Center (ActivityKit, WidgetKit, PushKit, the
+    /// app woken in the background) or it carries nothing for iOS: no notification content to show.
+    case notDisplayed = "not-displayed"
 }
 
 /// Everything the emulator found about one push: the stable JSON result documented in the README.
-public struct ProcessResult: Sendable, Codable {
+public struct ProcessResult: Sendable, Codable, VerdictReport {
     public var input: String
     public var inputKind: InputKind?
     public var extensionInvoked: Bool
@@ -36,19 +39,14 @@ public struct ProcessResult: Sendable, Codable {
 
     /// The Android side of an FCM message (`--platform android|both`); absent otherwise.
     public var android: AndroidResult? = nil
+    /// Where iOS hands the push (`notification-center`, `activitykit`, `widgetkit`...); absent when unread.
+    public var destination: Destination? = nil
 
     /// True when the file itself could not be read (or nse crashed on it), as opposed to read and found wanting.
-    public var inputUnreadable: Bool {
-        diagnostics.contains { $0.code == .inputUnreadable || $0.code == .internalCrash }
-    }
+    public var inputUnreadable: Bool { verdict == .notChecked }
 
-    public var hasErrors: Bool {
-        (diagnostics + (android?.diagnostics ?? [])).contains { $0.severity == .error }
-    }
-
-    /// 0: the sender's intended content is delivered; 1: verification found an error; 2: unreadable input.
-    public var exitStatus: Int32 {
-        if inputUnreadable { return 2 }
-        return hasErrors ? 1 : 0
+    /// Both platforms' findings count: an Android error fails verification too.
+    public var verdictDiagnostics: [Diagnostic] {
+        diagnostics + (android?.diagnostics ?? [])
     }
 }

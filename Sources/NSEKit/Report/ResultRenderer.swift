@@ -34,8 +34,10 @@ public struct TextResultRenderer: ResultRenderer {
             lines.append("  the phone shows no alert")
         } else if let content = result.content {
             lines.append("  the phone shows:")
-            for (label, value) in [("title", content.title), ("subtitle", content.subtitle), ("body", content.body)] where !value.isEmpty {
-                lines.append("    \(label.padding(toLength: 9, withPad: " ", startingAt: 0))\(quoted(value))")
+            let rows = [("title", content.title, content.titleLocalization), ("subtitle", content.subtitle, content.subtitleLocalization), ("body", content.body, content.bodyLocalization)]
+            for (label, value, localization) in rows where !value.isEmpty {
+                let text = localization.map(localized) ?? quoted(value)
+                lines.append("    \(label.padding(toLength: 9, withPad: " ", startingAt: 0))\(text)")
             }
             if let badge = content.badge { lines.append("    badge    \(badge)") }
             if let communication = content.communication { lines.append("    sender   \(sender(communication))") }
@@ -84,7 +86,16 @@ public struct TextResultRenderer: ResultRenderer {
         case .bestAttempt: "FAIL: time ran out: best-attempt content shown, no image"
         case .rejected: "REJECTED: nothing reaches the phone"
         case .notEmulated: "iOS not emulated (--platform android)"
+        case .notDisplayed: result.destination == .nowhere || result.destination == nil
+            ? "not displayed: the message carries nothing for iOS to show (no `aps`)"
+            : "not displayed: iOS hands the push to \(result.destination?.rawValue ?? ""), not to Notification Center"
         }
+    }
+
+    /// A line from the app's strings: its key and arguments, since the emulator does not have the strings.
+    private func localized(_ localization: NotificationContent.Localization) -> String {
+        let arguments = localization.arguments.isEmpty ? "" : " with " + localization.arguments.map(quoted).joined(separator: ", ")
+        return "the app's string for \(quoted(localization.key))\(arguments)"
     }
 
     /// Log lines shown before the rest are summarised: a chatty extension must not bury the verdict.

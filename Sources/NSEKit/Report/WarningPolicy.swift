@@ -1,16 +1,23 @@
-extension ProcessResult {
-    /// Every finding, iOS and Android: what the batch summary, JUnit and CI annotations count.
-    public var allDiagnostics: [Diagnostic] {
-        diagnostics + (android?.diagnostics ?? [])
+extension Verdict {
+    /// The verdict with `--strict`: warnings fail a push that would otherwise pass.
+    public init(_ diagnostics: [Diagnostic], strict: Bool) {
+        self.init(diagnostics)
+        if strict, self == .pass, diagnostics.contains(where: { $0.severity == .warning }) { self = .fail }
     }
+}
 
+extension VerdictReport {
     public var hasWarnings: Bool {
-        allDiagnostics.contains { $0.severity == .warning }
+        verdictDiagnostics.contains { $0.severity == .warning }
     }
 
-    /// `exitStatus`, except that with `strict` (`--strict`) a push whose only findings are warnings fails too (1).
+    /// The verdict, with `--strict` making warnings fail.
+    public func verdict(strict: Bool) -> Verdict {
+        Verdict(verdictDiagnostics, strict: strict)
+    }
+
+    /// `exitStatus`, with `--strict` making warnings fail (1).
     public func exitStatus(strict: Bool) -> Int32 {
-        let status = exitStatus
-        return status == 0 && strict && hasWarnings ? 1 : status
+        verdict(strict: strict).exitStatus
     }
 }

@@ -16,6 +16,32 @@ public struct PlatformRoute: Sendable, Codable, Hashable {
         /// Android: `FirebaseMessagingService.onMessageReceived(RemoteMessage)`.
         case onMessageReceived = "on-message-received"
         case notDelivered = "not-delivered"
+        /// iOS: the receivers of the other push types (`apns-push-type`), whatever the app's state.
+        case activityKit = "activitykit"
+        case widgetKit = "widgetkit"
+        case controls
+        case pushKitVoIP = "pushkit-voip"
+        case locationPushExtension = "location-push-extension"
+        case pushToTalk = "push-to-talk"
+        case fileProvider = "file-provider"
+        case complication
+        case deviceManagement = "mdm"
+
+        /// The receiver for a destination outside Notification Center and the app's delegate.
+        init?(_ destination: Destination) {
+            switch destination {
+            case .notificationCenter, .backgroundApp, .nowhere: return nil
+            case .activityKit: self = .activityKit
+            case .widgetKit: self = .widgetKit
+            case .controls: self = .controls
+            case .pushKitVoIP: self = .pushKitVoIP
+            case .locationPushExtension: self = .locationPushExtension
+            case .pushToTalk: self = .pushToTalk
+            case .fileProvider: self = .fileProvider
+            case .complication: self = .complication
+            case .deviceManagement: self = .deviceManagement
+            }
+        }
     }
 
     /// Who puts something on screen.

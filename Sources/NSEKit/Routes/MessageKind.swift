@@ -15,14 +15,16 @@ public enum MessageKind: String, Sendable, Codable, CaseIterable {
         }
     }
 
-    /// The kind of the payload iOS receives. Firebase's own keys (`gcm.*`, `google.*`, `fcm_options`) are not app data.
-    public static func ofIOSPayload(_ userInfo: [String: JSONValue]) -> MessageKind {
-        let aps = userInfo["aps"]?.objectValue ?? [:]
-        let notification = aps["alert"] != nil || aps["badge"] != nil || aps["sound"] != nil
-        let data = userInfo.keys.contains { key in
+    /// The kind of the push iOS receives. Firebase's own keys (`gcm.*`, `google.*`, `fcm_options`) are not app data.
+    public static func ofIOSPush(_ push: ReceivedPush) -> MessageKind {
+        MessageKind(notification: push.aps.isNotification, data: hasAppData(push.userInfo))
+    }
+
+    /// The payload carries keys for the app beside `aps`.
+    static func hasAppData(_ userInfo: [String: JSONValue]) -> Bool {
+        userInfo.keys.contains { key in
             key != "aps" && key != "fcm_options" && !key.hasPrefix("gcm.") && !key.hasPrefix("google.")
         }
-        return MessageKind(notification: notification, data: data)
     }
 
     /// The kind of what an Android device receives.

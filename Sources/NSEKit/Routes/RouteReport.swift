@@ -1,21 +1,17 @@
 import Foundation
 
 /// What `nse route` reports: which code receives one message on each platform, for one app state.
-public struct RouteReport: Sendable, Codable {
+public struct RouteReport: Sendable, Codable, VerdictReport {
     public var input: String
     public var inputKind: InputKind?
     public var appState: AppState
     public var ios: PlatformRoute?
     /// Absent for an APNs payload, which reaches only iOS.
     public var android: PlatformRoute?
-    /// Why a message is not delivered at all, and assumptions the route rests on.
+    /// The checks' findings (the same as `nse lint`'s), and assumptions the route rests on.
     public var diagnostics: [Diagnostic]
 
-    /// 0: no errors; 1: an error-severity finding (the message is refused); 2: the file could not be read.
-    public var exitStatus: Int32 {
-        if diagnostics.contains(where: { $0.code == .inputUnreadable }) { return 2 }
-        return diagnostics.contains { $0.severity == .error } ? 1 : 0
-    }
+    public var verdictDiagnostics: [Diagnostic] { diagnostics }
 }
 
 extension DeliveryRoutes {
@@ -29,22 +25,20 @@ extension DeliveryRoutes {
     }
 
     public static func route(_ push: ReceivedPush, input: String, appState: AppState) -> RouteReport {
-        var report = RouteReport(input: input, inputKind: push.kind, appState: appState, diagnostics: [])
-        // Only refusals change the route: FCM or APNs refusing the request, or a payload too large.
-        let refusals = (Linter.check(push) + DeliveryRules.check(push)).filter { finding in
-            finding.rejectsPush && !(finding.code == .payloadApsMissing && push.fcmMessage != nil)
-        }
-        report.diagnostics = refusals
+        let checks = PushChecks.run(push)
+        var report = RouteReport(input: input, inputKind: push.kind, appState: appState, diagnostics: checks.diagnostics)
         let viaFCM = push.fcmMessage != nil
 
-        let iosKind = MessageKind.ofIOSPayload(push.userInfo)
-        if let refusal = refusals.first {
+        let iosKind = MessageKind.ofIOSPush(push)
+        if let refusal = checks.diagnostics.first(where: \.rejectsPush) {
             report.ios = notDelivered(iosKind, because: "The request is refused before delivery: \(refusal.code.rawValue).", ios: true)
+        } else if let route = elsewhere(checks.destination, kind: iosKind) {
+            report.ios = route
+        } else if checks.destination == .nowhere, viaFCM, !MessageKind.hasAppData(push.userInfo) {
+            report.ios = notDelivered(iosKind, because: "The message has nothing for iOS: no `aps` and no data (an Android-only or web-only message). Nothing is shown and no app code runs; add `notification` or `apns.payload` to reach iPhones.", ios: true)
         } else {
-            let aps = push.userInfo["aps"]?.objectValue ?? [:]
-            let contentAvailable = aps["content-available"] == .int(1) || aps["content-available"] == .bool(true)
-            let eligibility = ExtensionEligibility.decide(aps: aps, kind: push.kind)
-            var ios = Self.ios(kind: iosKind, appState: appState, contentAvailable: contentAvailable, serviceExtension: eligibility.invoked, viaFCM: viaFCM)
+            let eligibility = checks.eligibility
+            var ios = Self.ios(kind: iosKind, appState: appState, contentAvailable: push.aps.contentAvailable.isSet, serviceExtension: eligibility.invoked, viaFCM: viaFCM)
             if iosKind != .dataOnly, let reason = eligibility.reason {
                 ios.explanation += " The Notification Service Extension does not run: \(reason)."
             }
@@ -57,10 +51,19 @@ extension DeliveryRoutes {
         if let message = push.fcmMessage {
             let android = FCMResolver.resolveForAndroid(message)
             let kind = MessageKind.ofAndroidMessage(android)
-            let refused = refusals.first { $0.code.isFCMRefusal }
+            let refused = checks.diagnostics.first { $0.rejectsPush && $0.code.isFCMRefusal }
             report.android = refused.map { notDelivered(kind, because: "FCM refuses the request: \($0.code.rawValue).", ios: false) }
                 ?? Self.android(kind: kind, appState: appState)
         }
         return report
+    }
+
+    /// A push iOS hands to another receiver than Notification Center or the app's delegate: the same in both
+    /// app states.
+    static func elsewhere(_ destination: Destination, kind: MessageKind) -> PlatformRoute? {
+        guard let receiver = PlatformRoute.Receiver(destination) else { return nil }
+        return PlatformRoute(
+            messageKind: kind, receiver: receiver, handlers: destination.handlers, display: destination == .activityKit ? .system : .none,
+            serviceExtension: false, explanation: destination.explanation)
     }
 }

@@ -101,13 +101,17 @@ public struct HTMLReportRenderer: Sendable {
         if let content = result.content {
             html += notification(content, card: card)
         } else {
-            let words = result.outcome == .notEmulated ? "The iOS side was not emulated." : "Nothing reaches the phone."
+            let words = switch result.outcome {
+            case .notEmulated: "The iOS side was not emulated."
+            case .notDisplayed: "No notification: the push is not for Notification Center."
+            default: "Nothing reaches the phone."
+            }
             html += "<div class=\"nothing\">\(words)</div>\n"
         }
         if let android = result.android {
             html += "<p class=\"android\">\(escape(Self.androidWords(android)))</p>\n"
         }
-        html += findings(result.allDiagnostics)
+        html += findings(result.verdictDiagnostics)
         html += "</article>\n"
         return html
     }
@@ -170,7 +174,7 @@ public struct HTMLReportRenderer: Sendable {
     /// The codes a card can be filtered by: its errors and warnings, in order, once each.
     public static func codes(of result: ProcessResult) -> [String] {
         var codes: [String] = []
-        for diagnostic in result.allDiagnostics where diagnostic.severity != .info && !codes.contains(diagnostic.code.rawValue) {
+        for diagnostic in result.verdictDiagnostics where diagnostic.severity != .info && !codes.contains(diagnostic.code.rawValue) {
             codes.append(diagnostic.code.rawValue)
         }
         return codes
@@ -185,6 +189,9 @@ public struct HTMLReportRenderer: Sendable {
         case .bestAttempt: "Time ran out: the best-attempt content is shown, without the image."
         case .rejected: "Refused: nothing reaches the phone."
         case .notEmulated: "The iOS side was not emulated (--platform android)."
+        case .notDisplayed: result.destination == .nowhere || result.destination == nil
+            ? "Not displayed: the message carries nothing for iOS to show."
+            : "Not displayed: iOS hands the push to \(result.destination?.rawValue ?? ""), not to Notification Center."
         }
     }
 

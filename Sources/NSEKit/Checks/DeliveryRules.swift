@@ -11,14 +11,17 @@ public enum DeliveryRules {
                 .payloadTooLarge,
                 "The payload is \(push.payloadBytes) bytes; APNs rejects payloads over \(push.payloadLimit) bytes, so nothing reaches the phone. Move large data out of the payload (fetch it in the extension) or shorten the text."))
         }
-        switch push.userInfo["aps"] {
-        case .object?:
+        // An FCM message need not carry `aps` (data-only, Android-only, web-only messages): FCM's own rules judge
+        // the `aps` it has (`fcm.apns-payload-aps`). An APNs payload without one is refused.
+        guard push.fcmMessage == nil else { return findings }
+        switch push.aps.presence {
+        case .present:
             break
-        case nil:
+        case .missing:
             findings.append(.error(
                 .payloadApsMissing,
                 "The payload has no `aps` dictionary, so iOS shows nothing. Add `\"aps\": {\"alert\": {...}, \"mutable-content\": 1}`."))
-        case let other?:
+        case .notObject(let other):
             findings.append(.error(
                 .payloadApsMissing,
                 "`aps` is \(other.shortDescription), not a dictionary, so iOS shows nothing. Make `aps` an object with `alert` and `mutable-content`."))
