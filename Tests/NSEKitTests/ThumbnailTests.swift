@@ -168,9 +168,9 @@ struct ThumbnailTests {
         let folder = try TemporaryFolder()
         // Noisy, large images: the worst case for the encoder's output size.
         let file: URL = switch format {
-        case .jpeg: try Self.write(folder, "n.jpg") { cimagefixtures_write_jpeg($0, 3000, 2000, 100, 1, 11) }
-        case .png: try Self.write(folder, "n.png") { cimagefixtures_write_png($0, 3000, 2000, 1, 11) }
-        default: try Self.write(folder, "n.gif") { cimagefixtures_write_gif($0, 1000, 1000, 3, 11) }
+        case .jpeg: try Self.write(folder, "n.jpg") { cimagefixtures_write_jpeg($0, 1200, 800, 100, 1, 11) }
+        case .png: try Self.write(folder, "n.png") { cimagefixtures_write_png($0, 1200, 800, 1, 11) }
+        default: try Self.write(folder, "n.gif") { cimagefixtures_write_gif($0, 600, 600, 3, 11) }
         }
         let expanded = try AttachmentPreview.make(file: file, format: format, size: .expanded, limits: ImageDecodeLimits()).get()
         let thumbnail = try AttachmentPreview.make(file: file, format: format, clip: ClippingRect(x: 0.25, y: 0.25, width: 0.5, height: 0.5), size: .thumbnail, limits: ImageDecodeLimits()).get()
