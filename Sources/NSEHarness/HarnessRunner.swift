@@ -161,7 +161,10 @@ private struct ProcessMemoryWatch {
     }
 
     func finish(accountedPeak: Int) -> ExtensionMemory? {
-        guard let observation else { return nil }
+        guard let observation else {
+            // The process figure is off, but what the stand-ins held for this run is exact and still judged.
+            return accountedPeak > 0 ? ExtensionMemory(accountedPeakBytes: accountedPeak, processGrowthBytes: nil, processMeasurement: .off) : nil
+        }
         guard ConcurrentRuns.shared.wasAlone(since: observation) else {
             return ExtensionMemory(accountedPeakBytes: accountedPeak, processGrowthBytes: nil, processMeasurement: .notMeasuredConcurrentRuns)
         }
