@@ -97,7 +97,9 @@ struct ProcessCommand: AsyncParsableCommand {
         switch format ?? (isatty(STDOUT_FILENO) != 0 ? .text : .json) {
         case .text:
             let renderer = TextResultRenderer()
-            return results.map(renderer.render).joined(separator: "\n\n")
+            let pushes = results.map(renderer.render).joined(separator: "\n\n")
+            guard results.count > 1 else { return pushes }
+            return pushes + "\n\n" + renderer.totals(BatchSummary(results: results, strict: report.strict))
         case .json:
             let renderer = JSONResultRenderer()
             if results.count == 1 { return renderer.render(results[0]) }
