@@ -83,6 +83,8 @@ let package = Package(
                 "NSEHarness", "NSEKit", "NSEMediaServer", "CImageFixtures",
                 "UserNotifications", "FirebaseMessaging", "os", "OSLog", "UIKit", "UniformTypeIdentifiers", "Intents",
             ],
+            // Scripts that stand for a built extension's program, run by path.
+            exclude: ["Programs"],
             swiftSettings: [.swiftLanguageMode(.v5)]
         ),
         // Extension files written the way public apps write them (URLSession, Data(contentsOf:)), compiled in

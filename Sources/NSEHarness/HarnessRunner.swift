@@ -126,6 +126,17 @@ public struct HarnessRunner: ExtensionRunner {
             return true
         }
         state.bestAttemptContent.attachments = state.stagedAttachments.map(\.attachment)
+        if reportsActivity, state.stagedAttachments.isEmpty,
+           let download = state.activity.requests.first(where: { $0.method == "GET" }) {
+            // nse cannot know an app's own image key, but an extension that downloads and attaches nothing shows
+            // no image: the download is the request for one.
+            state.mediaRequested = true
+            let why = download.status.map { "got HTTP \($0)" } ?? "ended \(download.outcome.rawValue)"
+            // Said only where nothing else says it: an ATS refusal or a network error is already an error.
+            if !state.diagnostics.contains(where: { $0.severity == .error }) {
+                state.diagnostics.append(.error(.extensionNoAttachment, "The extension downloaded \(download.url) (its request \(why)) but delivered no attachment: the notification shows without an image. The extension's requests and log say why."))
+            }
+        }
         return expired ? .expired : .delivered
     }
 
@@ -161,7 +172,10 @@ private struct ProcessMemoryWatch {
     }
 
     func finish(accountedPeak: Int) -> ExtensionMemory? {
-        guard let observation else { return nil }
+        guard let observation else {
+            // The process figure is off, but what the stand-ins held for this run is exact and still judged.
+            return accountedPeak > 0 ? ExtensionMemory(accountedPeakBytes: accountedPeak, processGrowthBytes: nil, processMeasurement: .off) : nil
+        }
         guard ConcurrentRuns.shared.wasAlone(since: observation) else {
             return ExtensionMemory(accountedPeakBytes: accountedPeak, processGrowthBytes: nil, processMeasurement: .notMeasuredConcurrentRuns)
         }

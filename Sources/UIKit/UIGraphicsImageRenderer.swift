@@ -109,16 +109,18 @@ final class ImageContext {
                      width: Double(rect.size.width * scale), height: Double(rect.size.height * scale))
     }
 
-    /// The drawing so far as an image: a copy, charged as a bitmap of its own.
+    /// The drawing so far as an image: a copy, charged as a bitmap of its own. An empty context (a zero or
+    /// absurd size) gives a 1x1 transparent image, where iOS gives an empty one.
     func image() -> UIImage {
         guard let bitmap, let copy = RGBABitmap(width: bitmap.width, height: bitmap.height) else {
-            return UIImage(bitmap: RGBABitmap(width: 1, height: 1) ?? Self.placeholder, scale: scale, charge: nil)
+            return UIImage(bitmap: Self.placeholder, scale: scale, charge: nil)
         }
         copy.draw(bitmap, x: 0, y: 0, width: Double(bitmap.width), height: Double(bitmap.height))
         let charge = StandInRun.chargeMemory(copy.bytes)
         return UIImage(bitmap: copy, scale: scale, charge: charge)
     }
 
+    // Never drawn into: shared by every empty context. (A 4-byte calloc does not fail short of a dying process.)
     private static let placeholder = RGBABitmap(width: 1, height: 1)!
 
     private static let key = "nse.uikit.image-contexts"

@@ -82,6 +82,7 @@ open class UIImage: NSObject, @unchecked Sendable {
             return (bitmap, charge)
         } catch .tooManyPixels(let width, let height) {
             let (bytes, overflow) = width.multipliedReportingOverflow(by: height * 4)
+            // Charged and given back at once: the run's peak is what iOS would have tried to allocate.
             _ = StandInRun.chargeMemory(overflow ? Int.max / 4 : bytes)
             return nil
         } catch {

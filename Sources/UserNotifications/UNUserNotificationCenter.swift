@@ -60,11 +60,3 @@ open class UNUserNotificationCenter: NSObject, @unchecked Sendable {
         setBadgeCount(newBadgeCount, withCompletionHandler: nil)
     }
 }
-
-extension FileManager {
-    /// The app group's shared container: the run's own folder, seeded from `ExtensionHarness.containerSeed`.
-    /// Every group identifier gets the same folder (an extension belongs to one group in practice).
-    public func containerURL(forSecurityApplicationGroupIdentifier groupIdentifier: String) -> URL? {
-        StandInRun.containerDirectory
-    }
-}

@@ -83,7 +83,22 @@ open class URLSession: NSObject, @unchecked Sendable {
         register { URLSessionDownloadTask(session: self, request: request, identifier: $0, api: "URLSession.downloadTask", completion: completionHandler) }
     }
 
+    /// A request with a body (an analytics ping, a delivery receipt): a data task that sends `bodyData`.
+    open func uploadTask(with request: URLRequest, from bodyData: Data?, completionHandler: @escaping (Data?, URLResponse?, (any Error)?) -> Void) -> URLSessionUploadTask {
+        var request = request
+        request.httpBody = bodyData
+        if request.httpMethod == nil || request.httpMethod == "GET" { request.httpMethod = "POST" }
+        return register { URLSessionUploadTask(session: self, request: request, identifier: $0, api: "URLSession.uploadTask", completion: completionHandler) }
+    }
+
     // MARK: Tasks reporting to the delegate
+
+    open func uploadTask(with request: URLRequest, from bodyData: Data) -> URLSessionUploadTask {
+        var request = request
+        request.httpBody = bodyData
+        if request.httpMethod == nil || request.httpMethod == "GET" { request.httpMethod = "POST" }
+        return register { URLSessionUploadTask(session: self, request: request, identifier: $0, api: "URLSession.uploadTask", completion: nil) }
+    }
 
     open func dataTask(with url: URL) -> URLSessionDataTask {
         dataTask(with: URLRequest(url: url))
@@ -111,6 +126,19 @@ open class URLSession: NSObject, @unchecked Sendable {
         let box = ResultBox<(Data, URLResponse)>()
         let task = register {
             URLSessionDataTask(session: self, request: request, identifier: $0, api: "URLSession.data(for:)") { data, response, error in
+                if let data, let response { box.succeed((data, response)) } else { box.fail(error ?? URLError(.unknown)) }
+            }
+        }
+        return try await box.value(running: task)
+    }
+
+    public func upload(for request: URLRequest, from bodyData: Data, delegate: (any URLSessionTaskDelegate)? = nil) async throws -> (Data, URLResponse) {
+        let box = ResultBox<(Data, URLResponse)>()
+        var request = request
+        request.httpBody = bodyData
+        if request.httpMethod == nil || request.httpMethod == "GET" { request.httpMethod = "POST" }
+        let task = register {
+            URLSessionUploadTask(session: self, request: request, identifier: $0, api: "URLSession.upload(for:from:)") { data, response, error in
                 if let data, let response { box.succeed((data, response)) } else { box.fail(error ?? URLError(.unknown)) }
             }
         }

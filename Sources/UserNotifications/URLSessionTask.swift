@@ -119,6 +119,9 @@ open class URLSessionDataTask: URLSessionTask, @unchecked Sendable {
     }
 }
 
+/// An upload task: a data task whose request carries a body (POST unless the request says otherwise).
+open class URLSessionUploadTask: URLSessionDataTask, @unchecked Sendable {}
+
 /// A download task: the body goes to a `.tmp` file that is deleted once the completion handler (or the
 /// delegate's `didFinishDownloadingTo`) returns, as on iOS: move it to keep it.
 open class URLSessionDownloadTask: URLSessionTask, @unchecked Sendable {

@@ -34,6 +34,9 @@ struct AppExtensionTests {
                 return .ok(Self.gif, contentType: "image/gif")
             case "/moved/sale.jpg": return .redirect(to: "http://cdn.example.com/img/sale.jpg")
             case "/stall.jpg": return ServedResponse(headers: [("Content-Type", "image/jpeg")], body: .stall)
+            case "/v1/receipts":
+                guard request.method == "POST", request.headers["content-type"] == "application/json" else { return .page(status: 405, message: "POST JSON") }
+                return ServedResponse(status: 202, headers: [("Content-Type", "application/json")], body: .bytes(Array("{}".utf8)))
             default: return .notFound
             }
         }
@@ -145,7 +148,7 @@ struct AppExtensionTests {
         defer { server.stop() }
         let delivered = try await harness(server).run(ClassicDownloadService.self, payload: payload(#""image_url": "http://cdn.example.com/img/sale.jpg""#))
 
-        #expect(delivered.outcome == .modified, "the extension delivered, without an image")
+        #expect(delivered.outcome == .modifiedWithoutAttachment, "the extension delivered, without the image it downloaded")
         #expect(!delivered.imageShown)
         #expect(delivered.content.title == "Sale [downloaded]")
         #expect(delivered.diagnostics.map(\.code) == [.mediaInsecureURL])
@@ -235,7 +238,7 @@ struct AppExtensionTests {
         defer { server.stop() }
         let delivered = try await harness(server).run(CancellingService.self, payload: payload(#""image_url": "https://cdn.example.com/stall.jpg""#))
 
-        #expect(delivered.outcome == .modified)
+        #expect(delivered.outcome == .modifiedWithoutAttachment)
         #expect(delivered.content.subtitle == "error -999")
         #expect(delivered.activity.requests.map(\.outcome).contains(.cancelled))
         #expect(delivered.diagnostics.map(\.code) == [.mediaNetwork], "the task on the invalidated session")
@@ -251,5 +254,17 @@ struct AppExtensionTests {
 
         #expect(delivered.diagnostics.map(\.code) == [.extensionInfoPlist, .mediaInsecureURL])
         #expect(!delivered.imageShown)
+    }
+
+    @Test func aReceiptPostedWithAnUploadTaskIsRecorded() async throws {
+        let server = try cdn()
+        defer { server.stop() }
+        let delivered = try await harness(server).run(ReceiptService.self, payload: payload(#""message_id": "m-17""#))
+
+        #expect(delivered.outcome == .modified)
+        #expect(delivered.content.subtitle == "receipt 202")
+        #expect(server.requests.map(\.method) == ["POST"])
+        let request = try #require(delivered.activity.requests.first)
+        #expect(request.api == "URLSession.uploadTask" && request.method == "POST" && request.status == 202)
     }
 }

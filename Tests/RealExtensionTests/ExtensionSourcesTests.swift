@@ -54,6 +54,28 @@ struct ExtensionSourcesTests {
         #expect(throws: ExtensionBuildError.self) { try ExtensionSources.discover([root.path]) }
     }
 
+    /// Stand-ins for the program `nse extension` builds, kept in the repository: a script written at test time
+    /// could fail to start with ETXTBSY while another test's fork still holds it open for writing.
+    static let programs = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Programs")
+
+    @Test(arguments: [
+        ("crashes.sh", "crashed (signal 11)"), ("fails.sh", "exited with status 3"), ("no-result.sh", "ended without writing its result"),
+    ])
+    func aProgramThatEndsWithoutAResultIsACrash(program: String, expected: String) async throws {
+        let root = try folder(["push.json": #"{"aps": {"alert": {"title": "Hi"}, "mutable-content": 1}}"#])
+        defer { try? FileManager.default.removeItem(at: root) }
+        let request = ExtensionRunRequest(
+            payloadFile: root.appendingPathComponent("push.json").path, resultFile: root.appendingPathComponent("result.json").path,
+            attachmentDirectory: root.appendingPathComponent("attachments").path, mediaOrigin: nil, containerSeed: nil, infoPlist: nil,
+            device: .init(DeviceProfile()))
+        let run = ExtensionProcess(program: Self.programs.appendingPathComponent(program), request: request, scratch: root, index: 0)
+        let result = await run.run(fallback: Emulator(profile: DeviceProfile(), extensionRunner: ExtensionCrash(reason: "")))
+        #expect(result.outcome == .original)
+        #expect(result.content?.title == "Hi")
+        let message = try #require(result.diagnostics.first { $0.code == .extensionCrashed }?.message)
+        #expect(message.contains(expected), "\(message)")
+    }
+
     @Test func aCrashedExtensionShowsTheOriginalContent() async throws {
         let root = try folder(["push.json": #"{"aps": {"alert": {"title": "Hi"}, "mutable-content": 1}}"#])
         defer { try? FileManager.default.removeItem(at: root) }

@@ -1,5 +1,6 @@
 // Extensions written the way apps on the App Store write theirs (each after a pattern common in public apps'
 // NotificationService.swift files): only Apple's module names are imported, nothing Linux-specific.
+import FirebaseMessaging
 import Foundation
 import Intents
 import os   // `import os.log` works with `nse extension`, which rewrites it; a SwiftPM target writes `import os`
@@ -186,5 +187,39 @@ class AsyncDownloadService: UNNotificationServiceExtension {
         if let contentHandler, let bestAttemptContent {
             contentHandler(bestAttemptContent)
         }
+    }
+}
+
+/// Updates the content without donating, with avatar bytes that are no image.
+class HastyMessageService: UNNotificationServiceExtension {
+    override func didReceive(_ request: UNNotificationRequest, withContentHandler contentHandler: @escaping (UNNotificationContent) -> Void) {
+        let sender = INPerson(
+            personHandle: INPersonHandle(value: "u1", type: .unknown), nameComponents: nil, displayName: "Cy",
+            image: INImage(imageData: Data("<html>avatar</html>".utf8)), contactIdentifier: nil, customIdentifier: "u1")
+        let intent = INSendMessageIntent(
+            recipients: nil, outgoingMessageType: .outgoingMessageText, content: nil, speakableGroupName: nil,
+            conversationIdentifier: "c1", serviceName: nil, sender: sender, attachments: nil)
+        contentHandler((try? request.content.updating(from: intent)) ?? request.content)
+    }
+}
+
+/// Keeps an unread counter in the app group's defaults, shared with the app, and shows it as the badge.
+class SharedCounterService: UNNotificationServiceExtension {
+    override func didReceive(_ request: UNNotificationRequest, withContentHandler contentHandler: @escaping (UNNotificationContent) -> Void) {
+        let content = request.content.mutableCopy() as! UNMutableNotificationContent
+        let defaults = UserDefaults(suiteName: "group.com.example.app")
+        let unread = (defaults?.integer(forKey: "unread") ?? 0) + 1
+        defaults?.set(unread, forKey: "unread")
+        content.badge = NSNumber(value: unread)
+        content.subtitle = "stored \(UserDefaults(suiteName: "group.com.example.app")?.integer(forKey: "unread") ?? -1)"
+        contentHandler(content)
+    }
+}
+
+/// An extension ported from Objective-C, calling Firebase's helper by its Objective-C name.
+class ObjCStyleFirebaseService: UNNotificationServiceExtension {
+    override func didReceive(_ request: UNNotificationRequest, withContentHandler contentHandler: @escaping (UNNotificationContent) -> Void) {
+        let content = request.content.mutableCopy() as! UNMutableNotificationContent
+        FIRMessagingExtensionHelper().populateNotificationContent(content, withContentHandler: contentHandler)
     }
 }

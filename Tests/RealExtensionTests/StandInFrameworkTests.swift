@@ -60,6 +60,16 @@ struct StandInFrameworkTests {
         #expect(onScreen.png.flatMap { try? RGBABitmap.decode($0, maxPixels: 1_000).width } == 30)
     }
 
+    @Test func anImageContextAtScaleZeroUsesTheScreensScale() throws {
+        let data = try fixture("d.png") { cimagefixtures_write_png($0, 64, 32, 0, 8) }
+        let resized = try #require(UIKitCalls.resizeWithImageContext(data, to: CGSize(width: 20, height: 10)))
+        #expect(resized.size == CGSize(width: 20, height: 10))
+        #expect(resized.scale == 3)
+        let pixels = try RGBABitmap.decode(try #require(resized.png), maxPixels: 10_000)
+        #expect(pixels.width == 60 && pixels.height == 30)
+        #expect(pixels.pixel(x: 59, y: 29)?.alpha == 255, "the drawing covers the whole context")
+    }
+
     @Test func utTypesMatchApplesIdentifiers() {
         #expect(UTType.png.identifier == "public.png")
         #expect(UTType.jpeg.identifier == "public.jpeg")

@@ -20,6 +20,15 @@ enum UIKitCalls {
         describe(UIGraphicsImageRenderer(size: size).image { _ in })
     }
 
+    /// The pre-iOS 10 way apps resize: an image context at the screen's scale (0), drawn into, read back.
+    static func resizeWithImageContext(_ data: Data, to size: CGSize) -> Image? {
+        guard let source = UIImage(data: data) else { return nil }
+        UIGraphicsBeginImageContextWithOptions(size, false, 0)
+        defer { UIGraphicsEndImageContext() }
+        source.draw(in: CGRect(origin: .zero, size: size))
+        return UIGraphicsGetImageFromCurrentImageContext().map(describe)
+    }
+
     private static func describe(_ image: UIImage) -> Image {
         Image(size: image.size, scale: image.scale, png: image.pngData(), jpeg: image.jpegData(compressionQuality: 0.5))
     }

@@ -11,7 +11,9 @@ class ContentsOfService: UNNotificationServiceExtension {
            let imageURLString = aps["image"] as? String ?? content.userInfo["image"] as? String,
            let imageURL = URL(string: imageURLString),
            let imageData = try? Data(contentsOf: imageURL) {
-            let fileURL = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("notification-image.png")
+            // A name of its own: on Linux NSTemporaryDirectory() is /tmp, shared by every process (an app's tmp
+            // folder on iOS is its own), and other test runs on the machine attach the same file.
+            let fileURL = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("notification-image-\(UUID().uuidString).png")
             do {
                 try imageData.write(to: fileURL, options: .atomic)
                 let attachment = try UNNotificationAttachment(identifier: "image", url: fileURL, options: nil)

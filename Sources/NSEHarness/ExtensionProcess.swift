@@ -1,0 +1,64 @@
+import Foundation
+import NSEKit
+
+/// One payload run by the program built from the app's extension, in a process of its own.
+public struct ExtensionProcess: Sendable {
+    public let program: URL
+    public let request: ExtensionRunRequest
+    /// Where the request file is written.
+    public let scratch: URL
+    public let index: Int
+
+    public init(program: URL, request: ExtensionRunRequest, scratch: URL, index: Int) {
+        self.program = program
+        self.request = request
+        self.scratch = scratch
+        self.index = index
+    }
+
+    /// The child's result; when it crashed or had to be stopped, `fallback` (an `ExtensionCrash` emulator)
+    /// tells what the phone shows instead.
+    public func run(fallback: Emulator) async -> ProcessResult {
+        let requestFile = scratch.appendingPathComponent("request-\(index).json")
+        let reason: String
+        do {
+            try JSONResultRenderer().encode(request).write(to: requestFile)
+            let process = Process()
+            process.executableURL = program
+            process.arguments = [requestFile.path]
+            // The extension's own print() and NSLog lines go to standard error, never into the report.
+            process.standardOutput = FileHandle.standardError
+            process.standardError = FileHandle.standardError
+            try process.run()
+            reason = await finish(process, within: request.device.profile.timeBudget + .seconds(30))
+        } catch {
+            reason = "could not start (\(error.localizedDescription))"
+        }
+        if reason.isEmpty, let data = FileManager.default.contents(atPath: request.resultFile),
+           let result = try? JSONDecoder().decode(ProcessResult.self, from: data) {
+            return result
+        }
+        var crash = fallback
+        crash.extensionRunner = ExtensionCrash(reason: reason.isEmpty ? "ended without writing its result" : reason)
+        return await crash.process(file: URL(fileURLWithPath: request.payloadFile), attachmentDirectory: nil)
+    }
+
+    /// Waits for the process on a thread of its own; stops it past `limit` (the harness inside ends every run at
+    /// its budget, so only a wedged process gets there). Returns "" for a normal exit, else what happened.
+    private func finish(_ process: Process, within limit: Duration) async -> String {
+        let deadline = ContinuousClock.now + limit
+        while process.isRunning {
+            if ContinuousClock.now > deadline {
+                process.terminate()
+                process.waitUntilExit()
+                return "did not end within \(limit.secondsText) and was stopped"
+            }
+            try? await Task.sleep(for: .milliseconds(10))
+        }
+        switch process.terminationReason {
+        case .uncaughtSignal: return "crashed (signal \(process.terminationStatus))"
+        case .exit where process.terminationStatus != 0: return "exited with status \(process.terminationStatus)"
+        default: return ""
+        }
+    }
+}

@@ -1,0 +1,68 @@
+import Foundation
+import Testing
+
+/// The README's example outputs of `nse batch` come from real runs; each one marked
+/// `<!-- checked against Tests/Snapshots/NAME -->` must agree with the snapshot the renderers are tested against,
+/// line for line ("..." skips lines), once the figures that change between runs (times, rates, memory) are set aside.
+struct ReadmeOutputTests {
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+    struct Example: CustomTestStringConvertible {
+        var snapshot: String
+        var lines: [String]
+        var testDescription: String { snapshot }
+    }
+
+    static func examples() throws -> [Example] {
+        let readme = try String(contentsOf: root.appendingPathComponent("README.md"), encoding: .utf8)
+        let marker = "<!-- checked against Tests/Snapshots/"
+        return readme.components(separatedBy: marker).dropFirst().map { part in
+            let name = String(part.prefix { $0 != " " })
+            let block = part.components(separatedBy: "```").dropFirst().first ?? ""
+            // The fence's first line is its language tag, if any.
+            let lines = block.split(separator: "\n", omittingEmptySubsequences: false).dropFirst().dropLast().map(String.init)
+            return Example(snapshot: name, lines: lines)
+        }
+    }
+
+    /// Sets aside what differs from run to run: milliseconds, the run's time, rate, jobs and memory.
+    static func normalize(_ line: String) -> String {
+        var line = line.replacingOccurrences(of: #"\d+ ms\b"#, with: "N ms", options: .regularExpression)
+        line = line.replacingOccurrences(of: #" in [\d.]+ s \(.*\)$"#, with: " in N s (...)", options: .regularExpression)
+        line = line.replacingOccurrences(of: #"time="[\d.]+""#, with: #"time="N""#, options: .regularExpression)
+        return line.replacingOccurrences(of: #"^ +N ms"#, with: "N ms", options: .regularExpression)
+    }
+
+    @Test func theReadmeShowsBatchOutputs() throws {
+        #expect(try Self.examples().map(\.snapshot).sorted() == ["batch-github.txt", "batch-summary.md", "batch.txt"])
+    }
+
+    @Test(arguments: try examples())
+    func readmeExampleAgreesWithItsSnapshot(_ example: Example) throws {
+        let snapshot = try String(contentsOf: Self.root.appendingPathComponent("Tests/Snapshots/\(example.snapshot)"), encoding: .utf8)
+        var remaining = snapshot.split(separator: "\n", omittingEmptySubsequences: false).map { Self.normalize(String($0)) }[...]
+        #expect(!example.lines.isEmpty)
+        var skipping = false
+        for line in example.lines {
+            if line == "..." {
+                skipping = true
+                continue
+            }
+            let wanted = Self.normalize(line)
+            if skipping {
+                guard let found = remaining.firstIndex(of: wanted) else {
+                    Issue.record("README line not in \(example.snapshot) (in order): \(line)")
+                    return
+                }
+                remaining = remaining[(found + 1)...]
+            } else {
+                guard remaining.first == wanted else {
+                    Issue.record("README line differs from \(example.snapshot): \(line)\nsnapshot has: \(remaining.first ?? "(end)")")
+                    return
+                }
+                remaining = remaining.dropFirst()
+            }
+            skipping = false
+        }
+    }
+}

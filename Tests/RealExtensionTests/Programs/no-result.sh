@@ -1,0 +1,3 @@
+#!/bin/sh
+# Stands for a built extension that exits without writing its result.
+exit 0
