@@ -53,11 +53,11 @@ report-screenshot: build deps-browser
 ## Suppressions (Tests/Sanitizers/): only reports proven to come from Foundation, XCTest or Synchronization, each
 ## with its proof; they apply to the `nse` processes the CLI tests start too, which must not print a suppression
 ## report on their stderr.
-test-asan: deps
+test-asan: deps deps-browser
 	LSAN_OPTIONS="suppressions=$(CURDIR)/Tests/Sanitizers/lsan-suppressions.txt print_suppressions=0 $$LSAN_OPTIONS" \
 	  $(SWIFT) test --sanitize=address --scratch-path .build-asan --no-parallel
 
-test-tsan: deps
+test-tsan: deps deps-browser
 	TSAN_OPTIONS="suppressions=$(CURDIR)/Tests/Sanitizers/tsan-suppressions.txt $$TSAN_OPTIONS" \
 	  $(SWIFT) test --sanitize=thread --scratch-path .build-tsan --no-parallel
 
