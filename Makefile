@@ -50,9 +50,9 @@ report-screenshot: build deps-browser
 ## The whole suite under AddressSanitizer / ThreadSanitizer, each in a build folder of its own (not part of `make test`).
 ## One test at a time: run side by side, the sanitized CPU-bound tests starve the hang-guarded ones of the two
 ## cooperative threads, and those report the wait as a hang.
-## Suppressions (Tests/Sanitizers/): only reports proven to come from Foundation, XCTest or Synchronization, each
-## with its proof; they apply to the `nse` processes the CLI tests start too, which must not print a suppression
-## report on their stderr.
+## Suppressions (Tests/Sanitizers/): only reports shown to come from Foundation, XCTest, Synchronization or
+## swift-argument-parser, each with its proof; they apply to the `nse` processes the CLI tests start too, which
+## must not print a suppression report on their stderr.
 test-asan: deps deps-browser
 	LSAN_OPTIONS="suppressions=$(CURDIR)/Tests/Sanitizers/lsan-suppressions.txt print_suppressions=0 $$LSAN_OPTIONS" \
 	  $(SWIFT) test --sanitize=address --scratch-path .build-asan --no-parallel
