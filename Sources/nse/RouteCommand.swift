@@ -24,9 +24,12 @@ struct RouteCommand: ParsableCommand {
     @Option(help: "Output format: text (default on a terminal) or json (default otherwise).")
     var format: ProcessCommand.Format?
 
+    @OptionGroup
+    var terminal: TerminalOptions
+
     func run() throws {
         let states = appState.map { [$0] } ?? [.foreground, .background]
         let reports = files.flatMap { file in states.map { DeliveryRoutes.route(file: URL(fileURLWithPath: file), appState: $0) } }
-        try ReportOutput.emit(reports, format: format, text: RouteTextRenderer().render, status: \.exitStatus)
+        try ReportOutput.emit(reports, format: format, style: terminal.style, text: RouteTextRenderer().render, status: \.exitStatus)
     }
 }
