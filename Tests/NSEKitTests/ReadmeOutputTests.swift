@@ -14,7 +14,10 @@ struct ReadmeOutputTests {
     }
 
     static func examples() throws -> [Example] {
-        let readme = try String(contentsOf: root.appendingPathComponent("README.md"), encoding: .utf8)
+        // The README and the reference in docs/ alike.
+        let docs = try FileManager.default.contentsOfDirectory(atPath: root.appendingPathComponent("docs").path)
+            .filter { $0.hasSuffix(".md") }.sorted().map { "docs/\($0)" }
+        let readme = try (["README.md"] + docs).map { try String(contentsOf: root.appendingPathComponent($0), encoding: .utf8) }.joined(separator: "\n")
         let marker = "<!-- checked against Tests/Snapshots/"
         return readme.components(separatedBy: marker).dropFirst().map { part in
             let name = String(part.prefix { $0 != " " })
