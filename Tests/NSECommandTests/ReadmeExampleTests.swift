@@ -1,9 +1,10 @@
 import Foundation
+import NSETestSupport
 import Testing
 
 /// Every example output in the README and docs/ marked `<!-- output of: nse ARGS -->` is what `nse ARGS` prints
 /// today: the test runs each command and compares the whole text, with timings, rates and memory (which change from
-/// run to run) set aside. A line `...` in an example skips lines up to the next one that matches.
+/// run to run) set aside (`exampleMismatch`, shared with the snapshot check of the batch examples).
 struct ReadmeExampleTests {
     struct Example: CustomTestStringConvertible {
         var file: String
@@ -66,30 +67,10 @@ struct ReadmeExampleTests {
     @Test(arguments: try examples())
     func exampleOutputIsWhatTheCommandPrints(_ example: Example) async throws {
         let run = try await runNSE(example.arguments)
-        var printed = run.stdout.split(separator: "\n", omittingEmptySubsequences: false).map { Self.normalize(String($0)) }[...]
-        if printed.last == "" { printed = printed.dropLast() }
-        var skipping = false
-        for line in example.lines {
-            if line == "..." {
-                skipping = true
-                continue
-            }
-            let wanted = Self.normalize(line)
-            if skipping {
-                guard let found = printed.firstIndex(of: wanted) else {
-                    Issue.record("not printed (in order): \(line)\n\(run.stdout)")
-                    return
-                }
-                printed = printed[(found + 1)...]
-                skipping = false
-            } else {
-                guard printed.first == wanted else {
-                    Issue.record("\(example.file) shows: \(line)\nnse prints: \(printed.first ?? "(nothing more)")")
-                    return
-                }
-                printed = printed.dropFirst()
-            }
+        var printed = run.stdout.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        if printed.last == "" { printed.removeLast() }
+        if let mismatch = exampleMismatch(example.lines, against: printed, allowsMore: false, normalize: Self.normalize) {
+            Issue.record("\(example.file): \(mismatch)")
         }
-        #expect(skipping || printed.isEmpty, "nse prints more than the example: \(printed.first ?? "")")
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import NSETestSupport
 import Testing
 
 /// The README's example outputs of `nse batch` come from real runs; each one marked
@@ -43,29 +44,10 @@ struct ReadmeOutputTests {
     @Test(arguments: try examples())
     func readmeExampleAgreesWithItsSnapshot(_ example: Example) throws {
         let snapshot = try String(contentsOf: Self.root.appendingPathComponent("Tests/Snapshots/\(example.snapshot)"), encoding: .utf8)
-        var remaining = snapshot.split(separator: "\n", omittingEmptySubsequences: false).map { Self.normalize(String($0)) }[...]
         #expect(!example.lines.isEmpty)
-        var skipping = false
-        for line in example.lines {
-            if line == "..." {
-                skipping = true
-                continue
-            }
-            let wanted = Self.normalize(line)
-            if skipping {
-                guard let found = remaining.firstIndex(of: wanted) else {
-                    Issue.record("README line not in \(example.snapshot) (in order): \(line)")
-                    return
-                }
-                remaining = remaining[(found + 1)...]
-            } else {
-                guard remaining.first == wanted else {
-                    Issue.record("README line differs from \(example.snapshot): \(line)\nsnapshot has: \(remaining.first ?? "(end)")")
-                    return
-                }
-                remaining = remaining.dropFirst()
-            }
-            skipping = false
+        let lines = snapshot.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        if let mismatch = exampleMismatch(example.lines, against: lines, allowsMore: true, normalize: Self.normalize) {
+            Issue.record("README or docs vs \(example.snapshot): \(mismatch)")
         }
     }
 }
