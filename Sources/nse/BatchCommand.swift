@@ -36,6 +36,9 @@ struct BatchCommand: AsyncParsableCommand {
     @Option(help: "text: a line per push and the summary (the default); json: JSON Lines, one result per line on stdout (summary on stderr); github: workflow annotations on the push files, and the summary.")
     var format: Format = .text
 
+    @OptionGroup
+    var terminal: TerminalOptions
+
     @Option(name: .customLong("markdown-summary"), help: ArgumentHelp("Append the summary in Markdown to this file (default with --format github: $GITHUB_STEP_SUMMARY).", valueName: "file"))
     var markdownSummary: String?
 
@@ -144,19 +147,21 @@ struct BatchCommand: AsyncParsableCommand {
             }
         }
 
-        let terminal = isatty(STDOUT_FILENO) != 0 && isatty(STDERR_FILENO) != 0
+        let onTerminal = isatty(STDOUT_FILENO) != 0 && isatty(STDERR_FILENO) != 0
         // GitHub's annotations are printed even with --quiet: they are the point of --format github.
         let display: BatchProgress.Mode = switch format {
         case .github: .lines
         case _ where quiet: .silent
         case .json: isatty(STDERR_FILENO) != 0 ? .bar : .silent
-        case .text: terminal ? .bar : .lines
+        case .text: onTerminal ? .bar : .lines
         }
         let annotations = GitHubAnnotationRenderer()
         let lineRenderer = BatchTextRenderer()
         let quiet = quiet
+        // Annotations are read by GitHub, not by a person: they are never styled.
+        let style = format == .text ? terminal.style : .plain
         let progress = BatchProgress(total: inputs.count, mode: display) { entry in
-            guard format == .github else { return [lineRenderer.line(for: entry)] }
+            guard format == .github else { return [style.apply(lineRenderer.line(for: entry))] }
             return (quiet ? [] : [lineRenderer.line(for: entry)]) + annotations.annotations(for: entry)
         }
         let batch = Task { [runner, indexes] in
@@ -208,7 +213,7 @@ struct BatchCommand: AsyncParsableCommand {
             // stdout carries only JSON Lines.
             FileHandle.standardError.write(Data((summary + "\n").utf8))
         } else {
-            print(summary)
+            print(style.apply(summary))
         }
         for problem in problems { FileHandle.standardError.write(Data("Error: \(problem)\n".utf8)) }
 

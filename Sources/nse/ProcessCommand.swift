@@ -27,6 +27,9 @@ struct ProcessCommand: AsyncParsableCommand {
     var format: Format?
 
     @OptionGroup
+    var terminal: TerminalOptions
+
+    @OptionGroup
     var media: MediaOptions
 
     @Option(help: "Verify iOS (default), android (the FCM notification's image: 1 MiB, 5 s, a format Android decodes) or both.")
@@ -97,9 +100,9 @@ struct ProcessCommand: AsyncParsableCommand {
         switch format ?? (isatty(STDOUT_FILENO) != 0 ? .text : .json) {
         case .text:
             let renderer = TextResultRenderer()
-            let pushes = results.map(renderer.render).joined(separator: "\n\n")
-            guard results.count > 1 else { return pushes }
-            return pushes + "\n\n" + renderer.totals(BatchSummary(results: results, strict: report.strict))
+            var text = results.map(renderer.render).joined(separator: "\n\n")
+            if results.count > 1 { text += "\n\n" + renderer.totals(BatchSummary(results: results, strict: report.strict)) }
+            return terminal.style.apply(text)
         case .json:
             let renderer = JSONResultRenderer()
             if results.count == 1 { return renderer.render(results[0]) }

@@ -1,5 +1,6 @@
 import Foundation
 import NSEKit
+import NSETestSupport
 import Testing
 
 /// `nse extension` as the README documents it, on the Xcode-style sample folder. The first build compiles nse's
@@ -34,6 +35,14 @@ struct ExtensionCommandTests {
 
         let text = try await runNSE(Self.documented + ["--format", "text"], environment: ["NSE_CACHE_DIR": Self.cache])
         #expect(text.stdout.contains("samples/xcode-extension/payloads/new-arrivals.json (apns)\n  OK: extension ran, image shown"))
+        // docs/extensions.md shows this run's output: it must still be what the command prints.
+        let docs = try String(contentsOf: ProcessCommandTests.root.appendingPathComponent("docs/extensions.md"), encoding: .utf8)
+        let block = try #require(docs.components(separatedBy: "<!-- checked by ExtensionCommandTests").dropFirst().first?
+            .components(separatedBy: "```").dropFirst().first)
+        let documented = block.split(separator: "\n", omittingEmptySubsequences: false).dropFirst().dropLast().map(String.init)
+        var printed = text.stdout.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        if printed.last == "" { printed.removeLast() }
+        #expect(exampleMismatch(documented, against: printed, allowsMore: false, normalize: ReadmeExampleTests.normalize) == nil)
     }
 
     private func checkSampleResults(_ json: String) throws {

@@ -1,4 +1,5 @@
 import Foundation
+import NSETestSupport
 import Testing
 
 /// The README's example outputs of `nse batch` come from real runs; each one marked
@@ -14,7 +15,10 @@ struct ReadmeOutputTests {
     }
 
     static func examples() throws -> [Example] {
-        let readme = try String(contentsOf: root.appendingPathComponent("README.md"), encoding: .utf8)
+        // The README and the reference in docs/ alike.
+        let docs = try FileManager.default.contentsOfDirectory(atPath: root.appendingPathComponent("docs").path)
+            .filter { $0.hasSuffix(".md") }.sorted().map { "docs/\($0)" }
+        let readme = try (["README.md"] + docs).map { try String(contentsOf: root.appendingPathComponent($0), encoding: .utf8) }.joined(separator: "\n")
         let marker = "<!-- checked against Tests/Snapshots/"
         return readme.components(separatedBy: marker).dropFirst().map { part in
             let name = String(part.prefix { $0 != " " })
@@ -40,29 +44,10 @@ struct ReadmeOutputTests {
     @Test(arguments: try examples())
     func readmeExampleAgreesWithItsSnapshot(_ example: Example) throws {
         let snapshot = try String(contentsOf: Self.root.appendingPathComponent("Tests/Snapshots/\(example.snapshot)"), encoding: .utf8)
-        var remaining = snapshot.split(separator: "\n", omittingEmptySubsequences: false).map { Self.normalize(String($0)) }[...]
         #expect(!example.lines.isEmpty)
-        var skipping = false
-        for line in example.lines {
-            if line == "..." {
-                skipping = true
-                continue
-            }
-            let wanted = Self.normalize(line)
-            if skipping {
-                guard let found = remaining.firstIndex(of: wanted) else {
-                    Issue.record("README line not in \(example.snapshot) (in order): \(line)")
-                    return
-                }
-                remaining = remaining[(found + 1)...]
-            } else {
-                guard remaining.first == wanted else {
-                    Issue.record("README line differs from \(example.snapshot): \(line)\nsnapshot has: \(remaining.first ?? "(end)")")
-                    return
-                }
-                remaining = remaining.dropFirst()
-            }
-            skipping = false
+        let lines = snapshot.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        if let mismatch = exampleMismatch(example.lines, against: lines, allowsMore: true, normalize: Self.normalize) {
+            Issue.record("README or docs vs \(example.snapshot): \(mismatch)")
         }
     }
 }

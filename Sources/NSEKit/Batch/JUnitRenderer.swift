@@ -53,23 +53,8 @@ public struct JUnitRenderer: Sendable {
         String(format: "%.3f", milliseconds / 1000)
     }
 
-    /// Escapes markup and drops the characters XML 1.0 forbids (control characters, unpaired surrogates
-    /// cannot occur in a Swift string, U+FFFE and U+FFFF), so any payload text yields well-formed XML.
+    /// Escapes text for an attribute (line breaks kept as references) or for element content.
     func escape(_ text: String, inAttribute: Bool = true) -> String {
-        var escaped = ""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "&": escaped += "&amp;"
-            case "<": escaped += "&lt;"
-            case ">": escaped += "&gt;"
-            case "\"": escaped += "&quot;"
-            case "'": escaped += "&apos;"
-            case "\n", "\t", "\r": escaped += inAttribute ? "&#\(scalar.value);" : String(scalar)
-            default:
-                if scalar.value < 0x20 || scalar.value == 0xFFFE || scalar.value == 0xFFFF { continue }
-                escaped.unicodeScalars.append(scalar)
-            }
-        }
-        return escaped
+        MarkupEscaping.escape(text, encodingLineBreaks: inAttribute)
     }
 }

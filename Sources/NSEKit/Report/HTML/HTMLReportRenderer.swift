@@ -208,23 +208,9 @@ public struct HTMLReportRenderer: Sendable {
         String(format: "%g", value)
     }
 
-    /// Escapes text for HTML content and double-quoted attributes.
+    /// Escapes text for HTML content and quoted attributes.
     func escape(_ text: String) -> String {
-        var escaped = ""
-        escaped.reserveCapacity(text.utf8.count)
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "&": escaped += "&amp;"
-            case "<": escaped += "&lt;"
-            case ">": escaped += "&gt;"
-            case "\"": escaped += "&quot;"
-            case "'": escaped += "&#39;"
-            default:
-                // Control characters other than tab and newline are not allowed in HTML text.
-                if scalar.value < 0x20 && scalar != "\n" && scalar != "\t" { escaped += "\u{FFFD}" } else { escaped.unicodeScalars.append(scalar) }
-            }
-        }
-        return escaped
+        MarkupEscaping.escape(text)
     }
 
     static let style = """
