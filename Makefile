@@ -1,16 +1,26 @@
 # Set-up, demo and tests on a Debian/Ubuntu machine with Swift 6 installed.
 SWIFT ?= swift
 APT_PACKAGES := pkg-config libcurl4-openssl-dev libpng-dev libjpeg-dev libgif-dev libssl-dev
+# The browser the tests load the HTML report in (and its colour emoji font, for the screenshot): test-only.
+BROWSER_PACKAGES := chromium fonts-noto-color-emoji
 SUDO := $(shell [ "$$(id -u)" -eq 0 ] || echo sudo)
 NSE := .build/release/nse
 
 PREFIX ?= /usr/local
 
-.PHONY: deps build demo test test-asan test-tsan fuzz bench clean install
+.PHONY: deps deps-browser build demo test test-asan test-tsan fuzz bench clean install report-screenshot
 
 ## Installs the apt packages that are missing (libcurl, libpng, libjpeg-turbo, giflib headers).
 deps:
 	@missing=$$(for p in $(APT_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || echo $$p; done); \
+	if [ -n "$$missing" ]; then \
+	  echo "Installing:" $$missing; \
+	  $(SUDO) apt-get update -qq && $(SUDO) DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing; \
+	fi
+
+## Installs chromium for the HTML report's browser tests (make test runs them; CI installs it this way).
+deps-browser:
+	@missing=$$(for p in $(BROWSER_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || echo $$p; done); \
 	if [ -n "$$missing" ]; then \
 	  echo "Installing:" $$missing; \
 	  $(SUDO) apt-get update -qq && $(SUDO) DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing; \
@@ -25,17 +35,31 @@ demo: build
 	status=$$?; echo; echo "nse exited $$status (1 = some samples fail verification, as intended); results in out/demo/"; \
 	[ $$status -le 1 ]
 
-test: deps
+test: deps deps-browser
 	$(SWIFT) test
 
-## The whole suite under AddressSanitizer / ThreadSanitizer, each in a build folder of its own (not part of `make test`).
-## Suppressions: only leaks proven to be in Foundation or XCTest, each explained in the file.
-test-asan: deps
-	LSAN_OPTIONS="suppressions=$(CURDIR)/Tests/Sanitizers/lsan-suppressions.txt $$LSAN_OPTIONS" \
-	  $(SWIFT) test --sanitize=address --scratch-path .build-asan
+## Regenerates docs/report-screenshot.png (the README's picture of the HTML report) from the bundled samples.
+SCREENSHOT_SAMPLES := webp missing-mutable-content jpeg-ok png-ok gif-animated-ok fcm-v1-message
+report-screenshot: build deps-browser
+	@mkdir -p out/report-screenshot
+	-$(NSE) batch $(SCREENSHOT_SAMPLES:%=samples/payloads/%.json) --media samples/media --app-name Shop --quiet \
+	  --html out/report-screenshot/report.html
+	chromium --headless=new --no-sandbox --disable-gpu --hide-scrollbars --user-data-dir=out/report-screenshot/profile \
+	  --window-size=1280,1380 --screenshot=$(CURDIR)/docs/report-screenshot.png file://$(CURDIR)/out/report-screenshot/report.html
 
-test-tsan: deps
-	$(SWIFT) test --sanitize=thread --scratch-path .build-tsan
+## The whole suite under AddressSanitizer / ThreadSanitizer, each in a build folder of its own (not part of `make test`).
+## One test at a time: run side by side, the sanitized CPU-bound tests starve the hang-guarded ones of the two
+## cooperative threads, and those report the wait as a hang.
+## Suppressions (Tests/Sanitizers/): only reports shown to come from Foundation, XCTest, Synchronization or
+## swift-argument-parser, each with its proof; they apply to the `nse` processes the CLI tests start too, which
+## must not print a suppression report on their stderr.
+test-asan: deps deps-browser
+	LSAN_OPTIONS="suppressions=$(CURDIR)/Tests/Sanitizers/lsan-suppressions.txt print_suppressions=0 $$LSAN_OPTIONS" \
+	  $(SWIFT) test --sanitize=address --scratch-path .build-asan --no-parallel
+
+test-tsan: deps deps-browser
+	TSAN_OPTIONS="suppressions=$(CURDIR)/Tests/Sanitizers/tsan-suppressions.txt $$TSAN_OPTIONS" \
+	  $(SWIFT) test --sanitize=thread --scratch-path .build-tsan --no-parallel
 
 ## Runs every fuzz target (Swift: payload, fcm, lint, media; then the C checkers' through Fuzz/run-c.sh) for
 ## FUZZ_SECONDS each, printing executions and executions per second per target.

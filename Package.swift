@@ -66,11 +66,13 @@ let package = Package(
         .executableTarget(name: "nse-fuzz", dependencies: ["NSEFuzzTargets"]),
         .testTarget(
             name: "NSEKitTests",
-            dependencies: ["NSEKit", "NSEHarness", "NSEMediaServer", "NSEFuzzTargets", "CNSE", "CImageFixtures", "CCurl"]
+            dependencies: ["NSEKit", "NSEHarness", "NSEMediaServer", "NSEFuzzTargets", "NSETestSupport", "CNSE", "CImageFixtures", "CCurl"]
         ),
         .testTarget(name: "NSEMediaServerTests", dependencies: ["NSEMediaServer"]),
         // Runs the built `nse` executable as a user would.
-        .testTarget(name: "NSECommandTests", dependencies: ["nse", "NSEKit", "NSEMediaServer"]),
+        // Helpers the test targets share: the JUnit parser, comparing documented examples with real output.
+        .target(name: "NSETestSupport", path: "Tests/NSETestSupport"),
+        .testTarget(name: "NSECommandTests", dependencies: ["nse", "NSEKit", "NSEMediaServer", "NSETestSupport"]),
         .testTarget(
             name: "NSEHarnessTests",
             dependencies: ["UserNotifications", "FirebaseMessaging", "NSEHarness", "NSEKit", "NSEMediaServer", "CImageFixtures"]

@@ -58,13 +58,13 @@ if [ ${#swift_selected[@]} -gt 0 ]; then
         log="$SCRATCH/$target.log"
         echo "== $target: up to ${FUZZ_SECONDS}s$([ "$FUZZ_RUNS" -gt 0 ] && echo " or $FUZZ_RUNS runs")"
         # -timeout: an input still running after 60 s is a hang (the slowest take milliseconds; on a loaded shared
-        # machine a niced process can stall for seconds, so a tighter limit reports the machine); -max_len covers
-        # a payload past APNs' largest limit (5 KB) several times over. Leak checking is off: Swift's runtime
-        # keeps metadata caches that LeakSanitizer would report at exit.
+        # machine a niced process can stall for seconds, so a tighter limit reports the machine, and so would
+        # libFuzzer's slow-unit files, written after 10 s by default); -max_len covers
+        # a payload past APNs' largest limit (5 KB) several times over.
         set +e
         nice -n 19 "$binary" "$target" "$corpus" "$regressions" \
-            -max_total_time="$FUZZ_SECONDS" -runs="$([ "$FUZZ_RUNS" -gt 0 ] && echo "$FUZZ_RUNS" || echo -1)" -timeout=60 -rss_limit_mb=2048 -max_len=16384 \
-            -detect_leaks=0 -artifact_prefix="$regressions/" -print_final_stats=1 > "$log" 2>&1
+            -max_total_time="$FUZZ_SECONDS" -runs="$([ "$FUZZ_RUNS" -gt 0 ] && echo "$FUZZ_RUNS" || echo -1)" -timeout=60 -report_slow_units=60 -rss_limit_mb=2048 -max_len=16384 \
+            -artifact_prefix="$regressions/" -print_final_stats=1 > "$log" 2>&1
         status=$?
         set -e
         runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)

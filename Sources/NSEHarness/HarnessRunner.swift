@@ -126,6 +126,17 @@ public struct HarnessRunner: ExtensionRunner {
             return true
         }
         state.bestAttemptContent.attachments = state.stagedAttachments.map(\.attachment)
+        if reportsActivity, state.stagedAttachments.isEmpty,
+           let download = state.activity.requests.first(where: { $0.method == "GET" }) {
+            // nse cannot know an app's own image key, but an extension that downloads and attaches nothing shows
+            // no image: the download is the request for one.
+            state.mediaRequested = true
+            let why = download.status.map { "got HTTP \($0)" } ?? "ended \(download.outcome.rawValue)"
+            // Said only where nothing else says it: an ATS refusal or a network error is already an error.
+            if !state.diagnostics.contains(where: { $0.severity == .error }) {
+                state.diagnostics.append(.error(.extensionNoAttachment, "The extension downloaded \(download.url) (its request \(why)) but delivered no attachment: the notification shows without an image. The extension's requests and log say why."))
+            }
+        }
         return expired ? .expired : .delivered
     }
 
@@ -196,11 +207,12 @@ final class ContentHandlerRecorder: @unchecked Sendable {
     /// waiting task runs.
     private var callTimes: [(at: ContinuousClock.Instant, thread: String)] = []
     private var returned = false
-    private var waiters: [CheckedContinuation<Void, Never>] = []
+    /// Woken (with false: look again) on every event.
+    private var waiters: [CheckedContinuation<Bool, Never>] = []
 
     func record(_ content: UNNotificationContent, at instant: ContinuousClock.Instant = .now) {
         let thread = currentThreadName.map { $0.hasPrefix("nse.") ? String($0.dropFirst(4)) : $0 } ?? "extension's own thread"
-        let resumed: [CheckedContinuation<Void, Never>] = lock.withLock {
+        let resumed: [CheckedContinuation<Bool, Never>] = lock.withLock {
             // Bounded: an extension calling in a loop cannot grow this without limit.
             if callTimes.count < ExtensionEnvironment.activityLimit { callTimes.append((instant, thread)) }
             guard first == nil else { return [] }
@@ -209,7 +221,7 @@ final class ContentHandlerRecorder: @unchecked Sendable {
             lock.broadcast()
             return takeWaiters()
         }
-        resumed.forEach { $0.resume() }
+        resumed.forEach { $0.resume(returning: false) }
     }
 
     func noteDidReceiveReturned() {
@@ -217,7 +229,7 @@ final class ContentHandlerRecorder: @unchecked Sendable {
             returned = true
             return takeWaiters()
         }
-        resumed.forEach { $0.resume() }
+        resumed.forEach { $0.resume(returning: false) }
     }
 
     /// When the first call happened, if it did.
@@ -276,31 +288,27 @@ final class ContentHandlerRecorder: @unchecked Sendable {
 
     /// Returns once `condition` holds or the task is cancelled; every event (a call, the return) re-checks it.
     private func event(_ condition: @escaping @Sendable (ContentHandlerRecorder) -> Bool) async {
-        var satisfied = false
-        while !satisfied {
-            await withCheckedContinuation { continuation in
-                // Checked under the lock that `releaseWaiters` takes after cancelling, so no wake-up is missed.
-                let ready: Bool = lock.withLock {
-                    if condition(self) || Task.isCancelled { return true }
-                    waiters.append(continuation)
-                    return false
-                }
-                if ready {
-                    satisfied = true
-                    continuation.resume()
-                }
+        // The answer comes back through the continuation rather than a captured flag: Swift 6.3's optimizer
+        // crashed (signal 11, splitting the coroutine) on a `var` set inside `withCheckedContinuation` in a loop.
+        while await !withCheckedContinuation({ (continuation: CheckedContinuation<Bool, Never>) in
+            // Checked under the lock that `releaseWaiters` takes after cancelling, so no wake-up is missed.
+            let ready: Bool = lock.withLock {
+                if condition(self) || Task.isCancelled { return true }
+                waiters.append(continuation)
+                return false
             }
-        }
+            if ready { continuation.resume(returning: true) }
+        }) {}
     }
 
     /// Called with `lock` held.
-    private func takeWaiters() -> [CheckedContinuation<Void, Never>] {
+    private func takeWaiters() -> [CheckedContinuation<Bool, Never>] {
         defer { waiters.removeAll() }
         return waiters
     }
 
     private func releaseWaiters() {
         let pending = lock.withLock { takeWaiters() }
-        pending.forEach { $0.resume() }
+        pending.forEach { $0.resume(returning: false) }
     }
 }

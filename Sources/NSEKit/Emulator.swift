@@ -134,7 +134,13 @@ public struct Emulator: Sendable {
         let validationStarted = ContinuousClock.now
         let validation = await validate(state.stagedAttachments)
         result.diagnostics += validation.diagnostics
-        content.attachments = save(validation.kept, staged: state.stagedAttachments, to: attachmentDirectory, diagnostics: &result.diagnostics)
+        // A batch shares validations between pushes with the same file; the thumbnail options are this push's own.
+        let kept = validation.kept.map { attachment in
+            var own = attachment
+            own.thumbnail = state.stagedAttachments.first { $0.attachment.identifier == attachment.identifier }?.attachment.thumbnail
+            return own
+        }
+        content.attachments = save(kept, staged: state.stagedAttachments, to: attachmentDirectory, diagnostics: &result.diagnostics)
         result.imageShown = !content.attachments.isEmpty
         if delivery == .expired {
             result.outcome = .bestAttempt

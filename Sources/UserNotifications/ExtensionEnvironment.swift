@@ -153,6 +153,9 @@ package final class ExtensionEnvironment: @unchecked Sendable {
         let now = ContinuousClock.now
         let running = lock.withLock {
             ended = true
+            // The shared session holds this environment: dropping it here ends the cycle, which leaked every run's
+            // environment and session (LeakSanitizer, `make test-asan`).
+            sharedSession = nil
             defer { inFlight = [:] }
             for (_, request, started) in inFlight.values {
                 var unfinished = request
@@ -170,7 +173,8 @@ package final class ExtensionEnvironment: @unchecked Sendable {
         lock.withLock {
             if let sharedSession { return sharedSession }
             let made = make()
-            sharedSession = made
+            // After the run, a session is not kept: nothing would drop it again (see endRun).
+            if !ended { sharedSession = made }
             return made
         }
     }

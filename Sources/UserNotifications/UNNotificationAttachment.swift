@@ -40,7 +40,10 @@ open class UNNotificationAttachment: NSObject, @unchecked Sendable {
             self.identifier = record.identifier
             self.url = url
             self.type = attachmentType.identifier
-            self.staged = StagedAttachment(attachment: record, localFile: url, attachmentType: attachmentType)
+            var attachment = record
+            let thumbnail = Self.thumbnailOptions(named)
+            attachment.thumbnail = thumbnail.isEmpty ? nil : thumbnail
+            self.staged = StagedAttachment(attachment: attachment, localFile: url, attachmentType: attachmentType)
             self.options = named
         } catch {
             environment?.record(Self.describe(error, url: url))
@@ -75,6 +78,33 @@ open class UNNotificationAttachment: NSObject, @unchecked Sendable {
         }
     }
 
+    /// The thumbnail options iOS uses, typed for the result; those it ignores are left out (`checkOptions` names them).
+    private static func thumbnailOptions(_ options: [String: Any]) -> ThumbnailOptions {
+        var thumbnail = ThumbnailOptions()
+        if let hidden = options[UNNotificationAttachmentOptionsThumbnailHiddenKey] {
+            thumbnail.hidden = (hidden as? Bool) ?? (hidden as? NSNumber)?.boolValue
+        }
+        if let values = options[UNNotificationAttachmentOptionsThumbnailClippingRectKey].flatMap(rectValues), values.count == 4 {
+            let rect = ClippingRect(x: values[0], y: values[1], width: values[2], height: values[3])
+            if rect.isNormalized { thumbnail.clippingRect = rect }
+        }
+        if let time = options[UNNotificationAttachmentOptionsThumbnailTimeKey] {
+            thumbnail.time = (time as? Double) ?? (time as? Int).map(Double.init) ?? (time as? NSNumber)?.doubleValue
+        }
+        return thumbnail
+    }
+
+    /// x, y, width, height of a CGRect or its dictionary form; nil for anything else.
+    private static func rectValues(_ rect: Any) -> [Double]? {
+        if let rect = rect as? CGRect {
+            return [rect.origin.x, rect.origin.y, rect.size.width, rect.size.height].map { Double($0) }
+        }
+        if let dictionary = rect as? [String: Any] {
+            return ["X", "Y", "Width", "Height"].compactMap { (dictionary[$0] as? NSNumber)?.doubleValue ?? dictionary[$0] as? Double }
+        }
+        return nil
+    }
+
     /// Thumbnail options iOS would ignore or misread.
     private static func checkOptions(_ options: [String: Any]) -> [Diagnostic] {
         var findings: [Diagnostic] = []
@@ -82,18 +112,10 @@ open class UNNotificationAttachment: NSObject, @unchecked Sendable {
             findings.append(.warning(.extensionAttachmentOption, "UNNotificationAttachmentOptionsThumbnailHiddenKey must be a Bool; iOS ignores \(hidden)."))
         }
         if let rect = options[UNNotificationAttachmentOptionsThumbnailClippingRectKey] {
-            let values: [Double]? = {
-                if let rect = rect as? CGRect {
-                    return [rect.origin.x, rect.origin.y, rect.size.width, rect.size.height].map { Double($0) }
-                }
-                if let dictionary = rect as? [String: Any] {
-                    return ["X", "Y", "Width", "Height"].compactMap { (dictionary[$0] as? NSNumber)?.doubleValue ?? dictionary[$0] as? Double }
-                }
-                return nil
-            }()
+            let values = rectValues(rect)
             if let values, values.count == 4 {
                 let (x, y, width, height) = (values[0], values[1], values[2], values[3])
-                if x < 0 || y < 0 || width <= 0 || height <= 0 || x + width > 1 || y + height > 1 {
+                if !ClippingRect(x: x, y: y, width: width, height: height).isNormalized {
                     findings.append(.warning(.extensionAttachmentOption, "The thumbnail clipping rectangle (\(x), \(y), \(width), \(height)) is not inside the unit square: it is normalized (0...1), not in pixels."))
                 }
             } else {

@@ -23,15 +23,18 @@ open class URLSession: NSObject, @unchecked Sendable {
     private static let unattached = URLSession(configuration: .default, environment: nil, isShared: true)
 
     public let configuration: URLSessionConfiguration
-    public let delegate: (any URLSessionDelegate)?
+    /// Held until the session is invalidated and has said so to it, then released, as on iOS: the delegate is
+    /// often the extension that holds the session, and holding it for ever leaked both (LeakSanitizer).
+    public var delegate: (any URLSessionDelegate)? { lock.withLock { heldDelegate } }
+    private var heldDelegate: (any URLSessionDelegate)?
     public let delegateQueue: OperationQueue
     open var sessionDescription: String?
     /// The run the session was made in; a task made on a thread with a run of its own uses that one.
     let environment: ExtensionEnvironment?
     private let isShared: Bool
 
-    // `lock` guards the task list and the invalidation state; `callbacks` keeps delegate calls one at a time,
-    // as iOS's serial delegate queue does.
+    // `lock` guards the task list, the invalidation state and the delegate; `callbacks` keeps delegate calls one
+    // at a time, as iOS's serial delegate queue does.
     private let lock = NSLock()
     // Recursive: a delegate method may invalidate the session, which reports to the delegate in turn.
     private let callbacks = NSRecursiveLock()
@@ -46,7 +49,7 @@ open class URLSession: NSObject, @unchecked Sendable {
 
     public init(configuration: URLSessionConfiguration, delegate: (any URLSessionDelegate)?, delegateQueue queue: OperationQueue?) {
         self.configuration = configuration
-        self.delegate = delegate
+        self.heldDelegate = delegate
         self.delegateQueue = queue ?? OperationQueue()
         self.environment = ExtensionEnvironment.current
         self.isShared = false
@@ -55,7 +58,7 @@ open class URLSession: NSObject, @unchecked Sendable {
 
     private init(configuration: URLSessionConfiguration, environment: ExtensionEnvironment?, isShared: Bool) {
         self.configuration = configuration
-        self.delegate = nil
+        self.heldDelegate = nil
         self.delegateQueue = OperationQueue()
         self.environment = environment
         self.isShared = isShared
@@ -275,8 +278,9 @@ open class URLSession: NSObject, @unchecked Sendable {
             invalidationReported = true
             return true
         }
-        guard report, let delegate else { return }
-        callbacks.withLock { delegate.urlSession(self, didBecomeInvalidWithError: nil) }
+        guard report else { return }
+        if let delegate { callbacks.withLock { delegate.urlSession(self, didBecomeInvalidWithError: nil) } }
+        lock.withLock { heldDelegate = nil }
     }
 }
 

@@ -29,6 +29,25 @@ struct BatchCommand: AsyncParsableCommand {
     @Flag(help: "No progress bar and no line per file: only the summary.")
     var quiet = false
 
+    enum Format: String, ExpressibleByArgument, CaseIterable {
+        case text, json, github
+    }
+
+    @Option(help: "text: a line per push and the summary (the default); json: JSON Lines, one result per line on stdout (summary on stderr); github: workflow annotations on the push files, and the summary.")
+    var format: Format = .text
+
+    @OptionGroup
+    var terminal: TerminalOptions
+
+    @Option(name: .customLong("markdown-summary"), help: ArgumentHelp("Append the summary in Markdown to this file (default with --format github: $GITHUB_STEP_SUMMARY).", valueName: "file"))
+    var markdownSummary: String?
+
+    @Option(help: "Verify iOS (default), android (the FCM notification's image) or both, as for process.")
+    var platform: Platform = .ios
+
+    @OptionGroup
+    var report: ReportOptions
+
     @OptionGroup
     var media: MediaOptions
 
@@ -49,6 +68,17 @@ struct BatchCommand: AsyncParsableCommand {
     func validate() throws {
         guard !paths.isEmpty else { throw ValidationError("Name at least one folder of push files.") }
         guard (1...256).contains(jobs) else { throw ValidationError("--jobs must be between 1 and 256.") }
+    }
+
+    /// Appends to a file (GitHub's step summary is shared by the job's steps), creating it if missing.
+    private static func append(_ text: String, to file: URL) throws {
+        if !FileManager.default.fileExists(atPath: file.path) {
+            try AtomicFile.write(Data(), to: file)
+        }
+        let handle = try FileHandle(forWritingTo: file)
+        defer { try? handle.close() }
+        try handle.seekToEnd()
+        try handle.write(contentsOf: Data(text.utf8))
     }
 
     /// A problem with what the user named, found after parsing: said on stderr, exit status 2.
@@ -97,13 +127,43 @@ struct BatchCommand: AsyncParsableCommand {
 
         let server = try media.startServer()
         defer { server?.stop() }
-        let emulator = Emulator(profile: device.profile, changes: changes.changes, hostMapping: MediaOptions.mapping(to: server))
+        var emulator = Emulator(profile: device.profile, changes: changes.changes, hostMapping: MediaOptions.mapping(to: server))
+        emulator.platform = platform
         var runner = BatchRunner(emulator: emulator, jobs: jobs, outDirectory: outDirectory)
+        runner.strict = report.strict
         runner.onStart = { [indexes] in journal.started(indexes[$0]) }
+        // A suspect re-run alone (--worker-only) writes no report: only whether it crashes matters.
+        let html: HTMLReportWriter?
+        do {
+            html = workerOnly == nil ? try report.htmlWriter(limits: device.profile.imageLimits) : nil
+        } catch {
+            throw Self.usageError("cannot start the HTML report: \(error.localizedDescription)")
+        }
+        let jsonLines = format == .json ? JSONLinesOutput() : nil
+        if html != nil || jsonLines != nil {
+            runner.onResult = { push in
+                await html?.add(push)
+                jsonLines?.write(push.result)
+            }
+        }
 
-        let display = quiet ? BatchProgress.Mode.silent
-            : isatty(STDOUT_FILENO) != 0 && isatty(STDERR_FILENO) != 0 ? .bar : .lines
-        let progress = BatchProgress(total: inputs.count, mode: display)
+        let onTerminal = isatty(STDOUT_FILENO) != 0 && isatty(STDERR_FILENO) != 0
+        // GitHub's annotations are printed even with --quiet: they are the point of --format github.
+        let display: BatchProgress.Mode = switch format {
+        case .github: .lines
+        case _ where quiet: .silent
+        case .json: isatty(STDERR_FILENO) != 0 ? .bar : .silent
+        case .text: onTerminal ? .bar : .lines
+        }
+        let annotations = GitHubAnnotationRenderer()
+        let lineRenderer = BatchTextRenderer()
+        let quiet = quiet
+        // Annotations are read by GitHub, not by a person: they are never styled.
+        let style = format == .text ? terminal.style : .plain
+        let progress = BatchProgress(total: inputs.count, mode: display) { entry in
+            guard format == .github else { return [style.apply(lineRenderer.line(for: entry))] }
+            return (quiet ? [] : [lineRenderer.line(for: entry)]) + annotations.annotations(for: entry)
+        }
         let batch = Task { [runner, indexes] in
             try await runner.run(inputs) { index, entry in
                 journal.finished(indexes[index])
@@ -111,32 +171,54 @@ struct BatchCommand: AsyncParsableCommand {
             }
         }
         let interruption = Interruption { batch.cancel() }
-        let report: BatchReport
+        let batchReport: BatchReport
         do {
-            report = try await batch.value
+            batchReport = try await batch.value
         } catch {
             throw Self.usageError("cannot write results to \(out ?? ""): \(error.localizedDescription)")
         }
         interruption.stopListening()
         progress.finish()
 
-        var summary = BatchTextRenderer().summary(report.summary)
-        if let reportFile = report.reportFile { summary += "\nresults: \(outDirectory?.relativePath ?? "")/  report: \(reportFile.relativePath)" }
-        var problems = report.reportError.map { [$0] } ?? []
+        var summary = BatchTextRenderer().summary(batchReport.summary)
+        if let reportFile = batchReport.reportFile { summary += "\nresults: \(outDirectory?.relativePath ?? "")/  report: \(reportFile.relativePath)" }
+        var problems = batchReport.reportError.map { [$0] } ?? []
         if let junit, workerOnly == nil {
             let file = URL(fileURLWithPath: junit)
             do {
-                try AtomicFile.write(Data(JUnitRenderer().render(report).utf8), to: file)
+                try AtomicFile.write(Data(JUnitRenderer().render(batchReport).utf8), to: file)
                 summary += "\njunit: \(file.relativePath)"
             } catch {
                 problems.append("\(file.path) could not be written: \(error.localizedDescription)")
             }
         }
-        print(summary)
+        if let html, let path = report.html {
+            let file = URL(fileURLWithPath: path)
+            do {
+                try html.write(summary: batchReport.summary, to: file)
+                summary += "\nhtml: \(file.relativePath)"
+            } catch {
+                problems.append("\(file.path) could not be written: \(error.localizedDescription)")
+            }
+        }
+        let markdownFile = markdownSummary ?? (format == .github ? ProcessInfo.processInfo.environment["GITHUB_STEP_SUMMARY"] : nil)
+        if let markdownFile, !markdownFile.isEmpty, workerOnly == nil {
+            do {
+                try Self.append(MarkdownSummaryRenderer().render(batchReport.summary, strict: report.strict), to: URL(fileURLWithPath: markdownFile))
+            } catch {
+                problems.append("\(markdownFile) could not be written: \(error.localizedDescription)")
+            }
+        }
+        if format == .json {
+            // stdout carries only JSON Lines.
+            FileHandle.standardError.write(Data((summary + "\n").utf8))
+        } else {
+            print(style.apply(summary))
+        }
         for problem in problems { FileHandle.standardError.write(Data("Error: \(problem)\n".utf8)) }
 
         // A report CI cannot read is as bad as an input it cannot read: exit 2.
-        let status = interruption.signal.map { 128 + $0 } ?? (problems.isEmpty ? report.summary.exitStatus : 2)
+        let status = interruption.signal.map { 128 + $0 } ?? (problems.isEmpty ? batchReport.summary.exitStatus : 2)
         if status != 0 { throw ExitCode(status) }
     }
 }

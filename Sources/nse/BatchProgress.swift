@@ -30,9 +30,13 @@ final class BatchProgress: Sendable {
     /// Redraws the bar while nothing finishes (a slow download), so the rate and ETA stay true.
     private let ticker = Mutex<Task<Void, Never>?>(nil)
 
-    init(total: Int, mode: Mode) {
+    /// The lines printed for each push in `.lines` mode (none is fine).
+    private let lines: @Sendable (BatchEntry) -> [String]
+
+    init(total: Int, mode: Mode, lines: @escaping @Sendable (BatchEntry) -> [String] = { [BatchTextRenderer().line(for: $0)] }) {
         self.total = total
         self.mode = mode
+        self.lines = lines
         guard mode == .bar else { return }
         ticker.withLock { ticker in
             ticker = Task { [weak self] in
@@ -58,8 +62,7 @@ final class BatchProgress: Sendable {
                 return ready
             }
             guard !ready.isEmpty else { return }
-            let renderer = BatchTextRenderer()
-            Self.write(ready.map { renderer.line(for: $0) + "\n" }.joined(), to: FileHandle.standardOutput)
+            Self.write(ready.flatMap(lines).map { $0 + "\n" }.joined(), to: FileHandle.standardOutput)
         case .bar:
             state.withLock { state in
                 state.done += 1
@@ -80,8 +83,7 @@ final class BatchProgress: Sendable {
         }
         switch mode {
         case .lines:
-            let renderer = BatchTextRenderer()
-            Self.write(leftover.map { renderer.line(for: $0) + "\n" }.joined(), to: FileHandle.standardOutput)
+            Self.write(leftover.flatMap(lines).map { $0 + "\n" }.joined(), to: FileHandle.standardOutput)
         case .bar:
             Self.write("\r\u{1B}[K", to: FileHandle.standardError)
         case .silent:
@@ -156,5 +158,17 @@ final class Interruption {
 
     func stopListening() {
         for source in sources { source.cancel() }
+    }
+}
+
+/// `--format json`: each result on one line of stdout as it completes; results finish concurrently, the lock
+/// keeps their lines whole.
+final class JSONLinesOutput: Sendable {
+    private let lock = Mutex(())
+    private let renderer = JSONLinesRenderer()
+
+    func write(_ result: ProcessResult) {
+        let line = renderer.render(result) + "\n"
+        lock.withLock { _ in try? FileHandle.standardOutput.write(contentsOf: Data(line.utf8)) }
     }
 }

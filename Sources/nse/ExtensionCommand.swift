@@ -35,6 +35,9 @@ struct ExtensionCommand: AsyncParsableCommand {
     @Option(help: "Output format: text (default on a terminal) or json (default otherwise).")
     var format: ProcessCommand.Format?
 
+    @OptionGroup
+    var terminal: TerminalOptions
+
     @Option(help: ArgumentHelp("Also write JUnit XML, one test case per payload.", valueName: "file"))
     var junit: String?
 
@@ -132,7 +135,7 @@ struct ExtensionCommand: AsyncParsableCommand {
                 throw usageFailure("--junit \(junit) cannot be written: \(error.localizedDescription)")
             }
         }
-        try ReportOutput.emit(results, format: format, text: TextResultRenderer().render, status: \.exitStatus)
+        try ReportOutput.emit(results, format: format, style: terminal.style, text: TextResultRenderer().render, status: \.exitStatus)
     }
 
     /// Builds the package unless the last build was of the same sources; returns the program to run and the

@@ -18,8 +18,11 @@ struct LintCommand: ParsableCommand {
     @Option(help: "Output format: text (default on a terminal) or json (default otherwise).")
     var format: ProcessCommand.Format?
 
+    @OptionGroup
+    var terminal: TerminalOptions
+
     func run() throws {
         let reports = files.map { Linter.lint(file: URL(fileURLWithPath: $0)) }
-        try ReportOutput.emit(reports, format: format, text: LintTextRenderer().render, status: \.exitStatus)
+        try ReportOutput.emit(reports, format: format, style: terminal.style, text: LintTextRenderer().render, status: \.exitStatus)
     }
 }

@@ -27,10 +27,16 @@ struct ProcessCommand: AsyncParsableCommand {
     var format: Format?
 
     @OptionGroup
+    var terminal: TerminalOptions
+
+    @OptionGroup
     var media: MediaOptions
 
     @Option(help: "Verify iOS (default), android (the FCM notification's image: 1 MiB, 5 s, a format Android decodes) or both.")
     var platform: Platform = .ios
+
+    @OptionGroup
+    var report: ReportOptions
 
     @OptionGroup(title: "Content changes")
     var changes: ContentChangeOptions
@@ -45,9 +51,11 @@ struct ProcessCommand: AsyncParsableCommand {
         emulator.platform = platform
 
         let outDirectory = out.map { URL(fileURLWithPath: $0) }
+        let html = try report.htmlWriter(limits: device.profile.imageLimits)
         let workspace: ResultWorkspace?
         do {
-            workspace = try outDirectory.map { try ResultWorkspace(outDirectory: $0) }
+            // The HTML report needs the attachments until their previews are made, even without --out.
+            workspace = try outDirectory != nil || html != nil ? ResultWorkspace(outDirectory: outDirectory) : nil
         } catch {
             throw ValidationError("--out: \(error)")
         }
@@ -66,10 +74,25 @@ struct ProcessCommand: AsyncParsableCommand {
                     result.diagnostics.append(.warning(.mediaNotSaved, "The result could not be saved to \(destination.path): \(error.localizedDescription). The verdict is unaffected."))
                 }
             }
+            if let html {
+                let push = CompletedPush(index: index, staged: result, kept: outDirectory != nil)
+                await html.add(push)
+                result = push.result
+            }
             results.append(result)
         }
         print(render(results))
-        let status = results.map(\.exitStatus).max() ?? 0
+        var problem: String?
+        if let html, let path = report.html {
+            let summary = BatchSummary(results: results, strict: report.strict)
+            do {
+                try html.write(summary: summary, to: URL(fileURLWithPath: path))
+            } catch {
+                problem = "\(path) could not be written: \(error.localizedDescription)"
+                FileHandle.standardError.write(Data("Error: \(problem ?? "")\n".utf8))
+            }
+        }
+        let status = problem != nil ? 2 : results.map { $0.exitStatus(strict: report.strict) }.max() ?? 0
         if status != 0 { throw ExitCode(status) }
     }
 
@@ -77,7 +100,9 @@ struct ProcessCommand: AsyncParsableCommand {
         switch format ?? (isatty(STDOUT_FILENO) != 0 ? .text : .json) {
         case .text:
             let renderer = TextResultRenderer()
-            return results.map(renderer.render).joined(separator: "\n\n")
+            var text = results.map(renderer.render).joined(separator: "\n\n")
+            if results.count > 1 { text += "\n\n" + renderer.totals(BatchSummary(results: results, strict: report.strict)) }
+            return terminal.style.apply(text)
         case .json:
             let renderer = JSONResultRenderer()
             if results.count == 1 { return renderer.render(results[0]) }

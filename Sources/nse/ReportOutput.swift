@@ -9,11 +9,11 @@ extension AppState: ExpressibleByArgument {}
 /// files), then exits with the worst report's status.
 enum ReportOutput {
     static func emit<Report: Encodable>(
-        _ reports: [Report], format: ProcessCommand.Format?, text: (Report) -> String, status: (Report) -> Int32
+        _ reports: [Report], format: ProcessCommand.Format?, style: TerminalText, text: (Report) -> String, status: (Report) -> Int32
     ) throws {
         switch format ?? (isatty(STDOUT_FILENO) != 0 ? .text : .json) {
         case .text:
-            print(reports.map(text).joined(separator: "\n\n"))
+            print(style.apply(reports.map(text).joined(separator: "\n\n")))
         case .json:
             let renderer = JSONResultRenderer()
             let data = reports.count == 1 ? renderer.encode(reports[0]) : renderer.encode(reports)

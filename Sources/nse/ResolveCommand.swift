@@ -22,8 +22,11 @@ struct ResolveCommand: ParsableCommand {
     @Option(help: "Output format: text (default on a terminal) or json (default otherwise).")
     var format: ProcessCommand.Format?
 
+    @OptionGroup
+    var terminal: TerminalOptions
+
     func run() throws {
         let reports = files.map { FCMResolver.resolve(file: URL(fileURLWithPath: $0), platform: platform) }
-        try ReportOutput.emit(reports, format: format, text: ResolutionTextRenderer().render, status: \.exitStatus)
+        try ReportOutput.emit(reports, format: format, style: terminal.style, text: ResolutionTextRenderer().render, status: \.exitStatus)
     }
 }

@@ -18,14 +18,18 @@ struct RouteCommand: ParsableCommand {
     @Argument(help: "FCM HTTP v1 messages or APNs payloads.", completion: .file())
     var files: [String]
 
-    @Option(name: .customLong("app-state"), help: "Whether the app is in the foreground or the background.")
-    var appState: AppState
+    @Option(name: .customLong("app-state"), help: "Whether the app is in the foreground or the background (default: both, one report each).")
+    var appState: AppState?
 
     @Option(help: "Output format: text (default on a terminal) or json (default otherwise).")
     var format: ProcessCommand.Format?
 
+    @OptionGroup
+    var terminal: TerminalOptions
+
     func run() throws {
-        let reports = files.map { DeliveryRoutes.route(file: URL(fileURLWithPath: $0), appState: appState) }
-        try ReportOutput.emit(reports, format: format, text: RouteTextRenderer().render, status: \.exitStatus)
+        let states = appState.map { [$0] } ?? [.foreground, .background]
+        let reports = files.flatMap { file in states.map { DeliveryRoutes.route(file: URL(fileURLWithPath: file), appState: $0) } }
+        try ReportOutput.emit(reports, format: format, style: terminal.style, text: RouteTextRenderer().render, status: \.exitStatus)
     }
 }

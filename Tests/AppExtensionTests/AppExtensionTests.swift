@@ -148,7 +148,7 @@ struct AppExtensionTests {
         defer { server.stop() }
         let delivered = try await harness(server).run(ClassicDownloadService.self, payload: payload(#""image_url": "http://cdn.example.com/img/sale.jpg""#))
 
-        #expect(delivered.outcome == .modified, "the extension delivered, without an image")
+        #expect(delivered.outcome == .modifiedWithoutAttachment, "the extension delivered, without the image it downloaded")
         #expect(!delivered.imageShown)
         #expect(delivered.content.title == "Sale [downloaded]")
         #expect(delivered.diagnostics.map(\.code) == [.mediaInsecureURL])
@@ -238,7 +238,7 @@ struct AppExtensionTests {
         defer { server.stop() }
         let delivered = try await harness(server).run(CancellingService.self, payload: payload(#""image_url": "https://cdn.example.com/stall.jpg""#))
 
-        #expect(delivered.outcome == .modified)
+        #expect(delivered.outcome == .modifiedWithoutAttachment)
         #expect(delivered.content.subtitle == "error -999")
         #expect(delivered.activity.requests.map(\.outcome).contains(.cancelled))
         #expect(delivered.diagnostics.map(\.code) == [.mediaNetwork], "the task on the invalidated session")

@@ -5,6 +5,7 @@ import FoundationXML
 import NSEKit
 import NSEMediaServer
 import Synchronization
+import NSETestSupport
 import Testing
 
 /// `nse batch` end to end: the real executable over the bundled samples and over folders made here.
@@ -122,31 +123,5 @@ struct BatchCommandTests {
         #expect(run.stdout.contains("INTERRUPTED: 3 not run"))
         let entries = try FileManager.default.contentsOfDirectory(atPath: out.path).sorted()
         #expect(entries == ["a-good.json", "report.json"], "complete results only, nothing half-written")
-    }
-}
-
-/// The elements of an XML document with their attributes; parsing fails on anything not well-formed.
-final class XMLOutline: NSObject, XMLParserDelegate {
-    struct Element {
-        var name: String
-        var attributes: [String: String]
-        subscript(name: String) -> String? { attributes[name] }
-    }
-
-    private(set) var all: [Element] = []
-
-    init(_ data: Data) throws {
-        super.init()
-        let parser = XMLParser(data: data)
-        parser.delegate = self
-        guard parser.parse() else { throw parser.parserError ?? CocoaError(.coderReadCorrupt) }
-    }
-
-    func elements(_ name: String) -> [Element] {
-        all.filter { $0.name == name }
-    }
-
-    func parser(_ parser: XMLParser, didStartElement elementName: String, namespaceURI: String?, qualifiedName: String?, attributes: [String: String] = [:]) {
-        all.append(Element(name: elementName, attributes: attributes))
     }
 }

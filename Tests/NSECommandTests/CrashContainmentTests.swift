@@ -2,6 +2,7 @@ import Foundation
 import NSEKit
 import NSEMediaServer
 import Synchronization
+import NSETestSupport
 import Testing
 
 /// `nse batch` survives a crash of nse itself: the worker that crashed is replaced, the push it crashed on is

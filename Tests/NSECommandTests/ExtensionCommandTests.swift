@@ -1,5 +1,6 @@
 import Foundation
 import NSEKit
+import NSETestSupport
 import Testing
 
 /// `nse extension` as the README documents it, on the Xcode-style sample folder. The first build compiles nse's
@@ -21,19 +22,27 @@ struct ExtensionCommandTests {
         let junit = FileManager.default.temporaryDirectory.appendingPathComponent("nse-extension-\(UUID().uuidString).xml")
         defer { try? FileManager.default.removeItem(at: junit) }
         let first = try await runNSE(Self.documented + ["--format", "json"], environment: ["NSE_CACHE_DIR": Self.cache])
-        #expect(first.status == 0, "\(first.stderr)")
+        #expect(first.status == 1, "the missing image fails: \(first.stderr)")
         try checkSampleResults(first.stdout)
 
         // Unchanged sources: no build at all, the same results.
         let again = try await runNSE(Self.documented + ["--format", "json", "--junit", junit.path], environment: ["NSE_CACHE_DIR": Self.cache])
-        #expect(again.status == 0)
+        #expect(again.status == 1)
         #expect(!again.stderr.contains("building"), "\(again.stderr)")
         try checkSampleResults(again.stdout)
         let xml = try String(contentsOf: junit, encoding: .utf8)
-        #expect(xml.contains(#"<testsuite name="nse extension" tests="2" failures="0""#))
+        #expect(xml.contains(#"<testsuite name="nse extension" tests="2" failures="1""#))
 
         let text = try await runNSE(Self.documented + ["--format", "text"], environment: ["NSE_CACHE_DIR": Self.cache])
         #expect(text.stdout.contains("samples/xcode-extension/payloads/new-arrivals.json (apns)\n  OK: extension ran, image shown"))
+        // docs/extensions.md shows this run's output: it must still be what the command prints.
+        let docs = try String(contentsOf: ProcessCommandTests.root.appendingPathComponent("docs/extensions.md"), encoding: .utf8)
+        let block = try #require(docs.components(separatedBy: "<!-- checked by ExtensionCommandTests").dropFirst().first?
+            .components(separatedBy: "```").dropFirst().first)
+        let documented = block.split(separator: "\n", omittingEmptySubsequences: false).dropFirst().dropLast().map(String.init)
+        var printed = text.stdout.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        if printed.last == "" { printed.removeLast() }
+        #expect(exampleMismatch(documented, against: printed, allowsMore: false, normalize: ReadmeExampleTests.normalize) == nil)
     }
 
     private func checkSampleResults(_ json: String) throws {
@@ -55,6 +64,8 @@ struct ExtensionCommandTests {
         #expect(missing.content?.title == "Back in stock")
         #expect(missing.extensionActivity?.log.first?.message.hasPrefix("No image:") == true)
         #expect(missing.extensionActivity?.requests.first?.status == 404)
+        #expect(missing.outcome == .modifiedWithoutAttachment)
+        #expect(missing.diagnostics.map(\.code).contains(.extensionNoAttachment), "a 404 the extension shrugs off still fails the push")
     }
 
     @Test func sourcesWithoutAServiceClassAreAUsageError() async throws {

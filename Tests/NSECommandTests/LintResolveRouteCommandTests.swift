@@ -151,7 +151,7 @@ struct RouteCommandTests {
         #expect(run.stdout.contains("Android: mixed -> system-tray"))
     }
 
-    @Test(arguments: [["route", "samples/payloads/fcm-v1-message.json"], ["route", "x.json", "--app-state", "asleep"]])
+    @Test(arguments: [["route"], ["route", "x.json", "--app-state", "asleep"]])
     func usageErrorsExitTwo(arguments: [String]) async throws {
         let run = try await runNSE(arguments)
         #expect(run.status == 2)
@@ -194,4 +194,19 @@ struct ProcessPlatformCommandTests {
         #expect(result.outcome == .rejected)
         #expect(result.timings["lint"] != nil)
     }
+
+    @Test func routeWithoutAnAppStateReportsBoth() async throws {
+        let run = try await runNSE(["route", "samples/payloads/fcm-v1-message.json", "--format", "json"])
+        #expect(run.status == 0, "\(run.stderr)")
+        let reports = try decodeJSON([RouteReport].self, run.stdout)
+        #expect(reports.map(\.appState) == [.foreground, .background])
+    }
+
+    @Test func theAndroidTapOpensTheClickActionActivity() async throws {
+        let message = try ScratchFile("m.json", #"{"message": {"token": "t", "notification": {"title": "Hi"}, "android": {"notification": {"click_action": "OPEN_ORDER"}}}}"#)
+        let run = try await runNSE(["route", message.path, "--app-state", "background", "--format", "json"])
+        let report = try decodeJSON(RouteReport.self, run.stdout)
+        #expect(report.android?.handlers.last == "the activity whose intent filter has the action `OPEN_ORDER` (`click_action`) when tapped")
+    }
+
 }

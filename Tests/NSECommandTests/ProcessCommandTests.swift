@@ -47,6 +47,12 @@ struct ProcessCommandTests {
         #expect(result.diagnostics.map(\.code) == [.mediaUnsupportedFormat])
     }
 
+    @Test func severalPushesInTextEndWithTotals() async throws {
+        let run = try await nse(["process", "samples/payloads/jpeg-ok.json", "samples/payloads/webp.json", "samples/payloads/does-not-exist.json", "--media", "samples/media", "--format", "text"])
+        #expect(run.status == 2)
+        #expect(run.stdout.hasSuffix("\n\n3 pushes: 1 pass, 1 fail, 1 not checked; 1 of the 2 images asked for would show\n"), "\(run.stdout)")
+    }
+
     @Test func anUnreadableFileExitsTwo() async throws {
         let run = try await nse(["process", "samples/payloads/does-not-exist.json", "--format", "json"])
         #expect(run.status == 2)
@@ -94,12 +100,12 @@ struct ProcessCommandTests {
     }
 }
 
-/// Every diagnostic code is documented in the README, where users look them up.
+/// Every diagnostic code is documented in docs/reference.md's table, where users look them up.
 struct DocumentationTests {
-    @Test func everyDiagnosticCodeIsInTheReadme() async throws {
-        let readme = try String(contentsOf: ProcessCommandTests.root.appendingPathComponent("README.md"), encoding: .utf8)
+    @Test func everyDiagnosticCodeIsInTheReference() async throws {
+        let reference = try String(contentsOf: ProcessCommandTests.root.appendingPathComponent("docs/reference.md"), encoding: .utf8)
         for code in DiagnosticCode.allCases {
-            #expect(readme.contains("`\(code.rawValue)`"), "README lacks \(code.rawValue)")
+            #expect(reference.contains("| `\(code.rawValue)` |"), "docs/reference.md lacks \(code.rawValue)")
         }
     }
 }

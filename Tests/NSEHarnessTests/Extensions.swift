@@ -90,6 +90,8 @@ class LocalFileService: UNNotificationServiceExtension {
             if let rect = request.content.userInfo["clip"] as? [Double] {
                 options[UNNotificationAttachmentOptionsThumbnailClippingRectKey] = CGRect(x: rect[0], y: rect[1], width: rect[2], height: rect[3])
             }
+            if let hidden = request.content.userInfo["hidden"] as? Bool { options[UNNotificationAttachmentOptionsThumbnailHiddenKey] = hidden }
+            if let time = request.content.userInfo["time"] { options[UNNotificationAttachmentOptionsThumbnailTimeKey] = time }
             let attachment = try UNNotificationAttachment(identifier: "local", url: URL(fileURLWithPath: source), options: options)
             content.attachments = [attachment]
             if deleteFirst { try FileManager.default.removeItem(atPath: source) }

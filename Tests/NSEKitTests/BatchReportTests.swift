@@ -3,6 +3,7 @@ import Foundation
 import FoundationXML
 #endif
 import NSEMediaServer
+import NSETestSupport
 import Testing
 @testable import NSEKit
 
@@ -81,7 +82,7 @@ struct BatchReportTests {
         let document = try XMLOutline(Data(JUnitRenderer().render(report).utf8))
 
         let failure = try #require(document.elements("failure").first)
-        #expect(failure["message"] == "media.invalid-url: bad \"<url>\" & 'quotes'[31m ]]> done\nnext line")
+        #expect(failure["message"] == "media.invalid-url: bad \"<url>\" & 'quotes'\u{FFFD}\u{FFFD}[31m\u{FFFD} ]]> done\nnext line")
         #expect(document.elements("testcase").first?["classname"] == "dir")
         #expect(document.elements("testcase").first?["time"] == "0.012")
     }
@@ -104,34 +105,5 @@ struct BatchReportTests {
         let lines = run.report.entries.compactMap { $0 }.map(renderer.line(for:))
         #expect(lines.map { String($0.prefix(5)) } == ["PASS ", "FAIL ", "FAIL ", "ERROR"])
         #expect(lines[1].contains("modified-without-attachment: media.http-status"))
-    }
-}
-
-/// The elements of an XML document with their attributes, read by libxml2 through Foundation's XMLParser:
-/// parsing fails on anything that is not well-formed.
-final class XMLOutline: NSObject, XMLParserDelegate {
-    struct Element {
-        var name: String
-        var attributes: [String: String]
-        subscript(name: String) -> String? { attributes[name] }
-    }
-
-    private(set) var all: [Element] = []
-
-    init(_ data: Data) throws {
-        super.init()
-        let parser = XMLParser(data: data)
-        parser.delegate = self
-        guard parser.parse() else {
-            throw parser.parserError ?? CocoaError(.coderReadCorrupt)
-        }
-    }
-
-    func elements(_ name: String) -> [Element] {
-        all.filter { $0.name == name }
-    }
-
-    func parser(_ parser: XMLParser, didStartElement elementName: String, namespaceURI: String?, qualifiedName: String?, attributes: [String: String] = [:]) {
-        all.append(Element(name: elementName, attributes: attributes))
     }
 }

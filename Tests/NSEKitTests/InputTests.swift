@@ -16,6 +16,18 @@ struct InputTests {
         }
     }
 
+    /// Found by fuzzing: bytes that are not UTF-8 inside a string were read as U+FFFD and the payload passed.
+    @Test func aStringThatIsNotUTF8IsInvalidJSON() throws {
+        let bytes = Data(#"{"aps": {"alert": "caf"#.utf8) + Data([0xE9]) + Data(#""}}"#.utf8)
+        #expect {
+            try PushReader.parse(bytes)
+        } throws: { error in
+            let diagnostic = (error as? InputError)?.diagnostic
+            return diagnostic?.code == .inputInvalidJSON && diagnostic?.message.contains("not valid UTF-8") == true
+        }
+        #expect(try PushReader.parse(Data(#"{"aps": {"alert": "café"}}"#.utf8)).aps.alert != nil)
+    }
+
     @Test func apnsPayloadIsReadAsIs() throws {
         let push = try parse(#"{"aps": {"alert": {"title": "Sale"}, "mutable-content": 1}, "fcm_options": {"image": "https://x/y.jpg"}}"#)
         #expect(push.kind == .apns)

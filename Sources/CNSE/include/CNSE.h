@@ -105,4 +105,7 @@ cnse_image_status cnse_gif_check(const char *path, const cnse_image_limits *limi
 }
 #endif
 
+// The HTML report's previews (uses cnse_image_limits above).
+#include "cnse_thumbnail.h"
+
 #endif

@@ -18,20 +18,25 @@ public struct BatchEntry: Sendable, Hashable, Codable {
     /// Time in Firebase's helper (download and attachment creation), when it ran.
     public var downloadMilliseconds: Double?
 
-    public init(_ result: ProcessResult, outputPath: String) {
+    /// `strict` (`--strict`): a push whose only findings are warnings fails (exit status 1).
+    public init(_ result: ProcessResult, outputPath: String, strict: Bool = false) {
         input = result.input
         self.outputPath = outputPath
         outcome = result.outcome
         imageShown = result.imageShown
         imageURL = result.content.flatMap { ImageRequest.firebase(in: $0.userInfo)?.url }
-        exitStatus = result.exitStatus
-        diagnostics = result.diagnostics.filter { $0.severity != .info }
+        exitStatus = result.exitStatus(strict: strict)
+        diagnostics = result.verdictDiagnostics.filter { $0.severity != .info }
         milliseconds = result.timings["total"] ?? 0
         downloadMilliseconds = result.timings["extension.download"]
     }
 
     public var errors: [Diagnostic] {
         diagnostics.filter { $0.severity == .error }
+    }
+
+    public var warnings: [Diagnostic] {
+        diagnostics.filter { $0.severity == .warning }
     }
 
     public var passed: Bool { exitStatus == 0 }

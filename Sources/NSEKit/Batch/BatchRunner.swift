@@ -23,6 +23,11 @@ public struct BatchRunner: Sendable {
     public var jobs: Int
     /// Where results go; nil keeps only the summary (and whatever the caller renders from the entries).
     public var outDirectory: URL?
+    /// `--strict`: a push with warnings fails.
+    public var strict = false
+    /// Sees every complete result, while its attachment files still exist (the HTML report, JSON Lines); called
+    /// concurrently, in completion order. When set, attachments are staged even without `outDirectory`.
+    public var onResult: (@Sendable (CompletedPush) async -> Void)?
 
     /// Called with a push's index as it starts (before any of its work): with `onEntry`, what a supervisor
     /// needs to tell which push was in flight when the process died.
@@ -102,7 +107,7 @@ public struct BatchRunner: Sendable {
 
     /// One push, start to saved result; nil when the batch was cancelled meanwhile (nothing is kept).
     private func process(_ input: BatchInput, index: Int, emulator: Emulator, workspace: ResultWorkspace) async -> Processed? {
-        let staging = outDirectory.map { _ in workspace.stagingFolder(for: index) }
+        let staging = outDirectory != nil || onResult != nil ? workspace.stagingFolder(for: index) : nil
         defer { if let staging { try? FileManager.default.removeItem(at: staging) } }
 
         var result: ProcessResult
@@ -124,7 +129,12 @@ public struct BatchRunner: Sendable {
                 span = try? workspace.spoolResult(JSONResultRenderer().encode(result))
             }
         }
-        return Processed(entry: BatchEntry(result, outputPath: input.outputPath), span: span)
+        if let onResult {
+            let push = CompletedPush(index: index, staged: result, kept: outDirectory != nil)
+            await onResult(push)
+            result = push.result
+        }
+        return Processed(entry: BatchEntry(result, outputPath: input.outputPath, strict: strict), span: span)
     }
 
     /// A result for an input the emulator cannot be handed: a folder that could not be listed, a file not read.

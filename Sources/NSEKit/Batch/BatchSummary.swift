@@ -25,6 +25,10 @@ public struct BatchSummary: Sendable, Hashable, Codable {
     public var outcomes: [String: Int] = [:]
     /// Error codes, each with the inputs that have it, in input order.
     public var failuresByCode: [String: [String]] = [:]
+    /// Warnings found, over every push (they fail a push only with `--strict`).
+    public var warnings = 0
+    /// Warning codes, each with the inputs that have it, in input order.
+    public var warningsByCode: [String: [String]] = [:]
     /// The slowest downloads, slowest first (at most five).
     public var slowestDownloads: [Download] = []
     public var media = SharedMediaCache.Statistics()
@@ -65,6 +69,12 @@ public struct BatchSummary: Sendable, Hashable, Codable {
                 codes.append(diagnostic.code.rawValue)
             }
             for code in codes { failuresByCode[code, default: []].append(entry.input) }
+            warnings += entry.warnings.count
+            var warningCodes: [String] = []
+            for diagnostic in entry.warnings where !warningCodes.contains(diagnostic.code.rawValue) {
+                warningCodes.append(diagnostic.code.rawValue)
+            }
+            for code in warningCodes { warningsByCode[code, default: []].append(entry.input) }
             if let url = entry.imageURL, let milliseconds = entry.downloadMilliseconds {
                 downloads.append(Download(input: entry.input, url: url, milliseconds: milliseconds))
             }

@@ -21,6 +21,11 @@ public struct BatchTextRenderer: Sendable {
             codes.append(diagnostic.code.rawValue)
         }
         if !codes.isEmpty { detail += ": " + codes.joined(separator: ", ") }
+        var warnings: [String] = []
+        for diagnostic in entry.warnings where !warnings.contains(diagnostic.code.rawValue) {
+            warnings.append(diagnostic.code.rawValue)
+        }
+        if !warnings.isEmpty { detail += " (warning: " + warnings.joined(separator: ", ") + ")" }
         return "\(status) \(entry.input)  \(detail)  (\(Int(saturating: entry.milliseconds.rounded())) ms)"
     }
 
@@ -30,7 +35,7 @@ public struct BatchTextRenderer: Sendable {
         let rate = seconds > 0 ? Double(summary.processed) / seconds : 0
         let memory = summary.peakMemoryBytes.map { ", peak memory \(format(Double($0) / 1e6, digits: 1)) MB" } ?? ""
         lines.append("\(summary.payloads) payloads in \(format(seconds, digits: 2)) s (\(format(rate, digits: 1)) payloads/s, \(summary.jobs) jobs\(memory))")
-        lines.append("  passed \(summary.passed), failed \(summary.failed), unreadable \(summary.unreadable)")
+        lines.append("  passed \(summary.passed), failed \(summary.failed), unreadable \(summary.unreadable), warnings \(summary.warnings)")
         if summary.interrupted {
             lines.append("  INTERRUPTED: \(summary.notRun) not run (no result saved for them)")
         }
@@ -42,6 +47,14 @@ public struct BatchTextRenderer: Sendable {
         if !summary.failuresByCode.isEmpty {
             lines.append("failures by code:")
             for (code, files) in summary.failuresByCode.sorted(by: { ($0.value.count, $1.key) > ($1.value.count, $0.key) }) {
+                lines.append("  \(code) (\(files.count))")
+                for file in files.prefix(filesPerCode) { lines.append("    \(file)") }
+                if files.count > filesPerCode { lines.append("    ... and \(files.count - filesPerCode) more (see report.json)") }
+            }
+        }
+        if !summary.warningsByCode.isEmpty {
+            lines.append("warnings by code:")
+            for (code, files) in summary.warningsByCode.sorted(by: { ($0.value.count, $1.key) > ($1.value.count, $0.key) }) {
                 lines.append("  \(code) (\(files.count))")
                 for file in files.prefix(filesPerCode) { lines.append("    \(file)") }
                 if files.count > filesPerCode { lines.append("    ... and \(files.count - filesPerCode) more (see report.json)") }

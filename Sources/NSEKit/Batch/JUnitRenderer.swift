@@ -4,7 +4,7 @@ import Foundation
 ///
 /// A push that fails verification is a `<failure>` whose message is its first error and whose text lists
 /// every error and warning; an unreadable input is an `<error>`; one an interruption left unprocessed is
-/// `<skipped>`. The test case's name is the input's path under its root, its class name the folder it is in.
+/// `<skipped>`; a push that passes with warnings lists them in `<system-out>`. The test case's name is the input's path under its root, its class name the folder it is in.
 public struct JUnitRenderer: Sendable {
     public var suiteName = "nse batch"
 
@@ -31,9 +31,15 @@ public struct JUnitRenderer: Sendable {
             return open + " time=\"0\">\n      <skipped message=\"the batch was interrupted before this push ran\"/>\n    </testcase>\n"
         }
         let time = " time=\"\(seconds(entry.milliseconds))\""
-        guard entry.exitStatus != 0 else { return open + time + "/>\n" }
+        guard entry.exitStatus != 0 else {
+            // Warnings do not fail the push (without --strict) but CI should still show them.
+            guard !entry.warnings.isEmpty else { return open + time + "/>\n" }
+            let lines = entry.warnings.map { "warning \($0.code.rawValue): \($0.message)" }.joined(separator: "\n")
+            return open + time + ">\n      <system-out>" + escape(lines, inAttribute: false) + "</system-out>\n    </testcase>\n"
+        }
         let element = entry.exitStatus == 1 ? "failure" : "error"
-        let first = entry.errors.first
+        // With --strict a push may fail on warnings alone: its first warning is the message.
+        let first = entry.errors.first ?? entry.warnings.first
         let message = first.map { "\($0.code.rawValue): \($0.message)" } ?? entry.outcome.rawValue
         let details = entry.diagnostics.map { "\($0.severity.rawValue) \($0.code.rawValue): \($0.message)" }
             .joined(separator: "\n")
@@ -47,23 +53,8 @@ public struct JUnitRenderer: Sendable {
         String(format: "%.3f", milliseconds / 1000)
     }
 
-    /// Escapes markup and drops the characters XML 1.0 forbids (control characters, unpaired surrogates
-    /// cannot occur in a Swift string, U+FFFE and U+FFFF), so any payload text yields well-formed XML.
+    /// Escapes text for an attribute (line breaks kept as references) or for element content.
     func escape(_ text: String, inAttribute: Bool = true) -> String {
-        var escaped = ""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "&": escaped += "&amp;"
-            case "<": escaped += "&lt;"
-            case ">": escaped += "&gt;"
-            case "\"": escaped += "&quot;"
-            case "'": escaped += "&apos;"
-            case "\n", "\t", "\r": escaped += inAttribute ? "&#\(scalar.value);" : String(scalar)
-            default:
-                if scalar.value < 0x20 || scalar.value == 0xFFFE || scalar.value == 0xFFFF { continue }
-                escaped.unicodeScalars.append(scalar)
-            }
-        }
-        return escaped
+        MarkupEscaping.escape(text, encodingLineBreaks: inAttribute)
     }
 }

@@ -66,6 +66,8 @@ public enum DiagnosticCode: String, Sendable, Codable, CaseIterable {
     case extensionHandlerCalledTwice = "extension.handler-called-twice"
     case extensionMemoryLimit = "extension.memory-limit"
     case extensionAttachmentOption = "extension.attachment-option"
+    /// An app's own extension downloaded something (a GET) and delivered no attachment.
+    case extensionNoAttachment = "extension.no-attachment"
     case extensionCommunication = "extension.communication"
     case extensionCrashed = "extension.crashed"
     case extensionContainerSeed = "extension.container-seed"

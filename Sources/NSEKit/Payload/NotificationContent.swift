@@ -82,4 +82,6 @@ public struct Attachment: Sendable, Hashable, Codable {
     public var height: Int?
     public var frames: Int?
     public var sha256: String
+    /// The thumbnail options the extension passed (absent when it passed none, as Firebase's helper does).
+    public var thumbnail: ThumbnailOptions? = nil
 }

@@ -17,14 +17,22 @@ public struct ResolutionTextRenderer: Sendable {
             lines.append("  Android receives:")
             if let notification = android.notification {
                 lines.append("    notification (shown by the system in the background):")
-                lines += notification.keys.sorted().map { "      \($0.padding(toLength: 12, withPad: " ", startingAt: 0)) \(notification[$0]!.shortDescription)" }
+                lines += Self.fields(notification)
             } else {
                 lines.append("    no notification (data-only: onMessageReceived)")
             }
             lines.append(android.data.isEmpty ? "    no data" : "    data:")
-            lines += android.data.keys.sorted().map { "      \($0.padding(toLength: 12, withPad: " ", startingAt: 0)) \(android.data[$0]!.shortDescription)" }
+            lines += Self.fields(android.data)
         }
         lines += report.diagnostics.map(\.textLine)
         return lines.joined(separator: "\n")
+    }
+
+    /// One line per field, names in a column as wide as the longest (never cut: `product_count` stays whole).
+    private static func fields(_ values: [String: JSONValue]) -> [String] {
+        let width = max(12, values.keys.map(\.count).max() ?? 0)
+        return values.sorted { $0.key < $1.key }.map { key, value in
+            "      \(key.padding(toLength: width, withPad: " ", startingAt: 0)) \(value.shortDescription)"
+        }
     }
 }

@@ -25,6 +25,15 @@ public struct JSONResultRenderer: ResultRenderer {
 public struct TextResultRenderer: ResultRenderer {
     public init() {}
 
+    /// One line after several pushes: how many pass, fail and were not checked, and how many images show.
+    public func totals(_ summary: BatchSummary) -> String {
+        var line = "\(summary.processed) pushes: \(summary.passed) pass, \(summary.failed) fail"
+        if summary.unreadable > 0 { line += ", \(summary.unreadable) not checked" }
+        if summary.warnings > 0 { line += " (\(summary.warnings) warnings)" }
+        line += "; \(summary.imagesShown) of the \(summary.imagesRequested) images asked for would show"
+        return line
+    }
+
     public func render(_ result: ProcessResult) -> String {
         var lines: [String] = []
         let kind = result.inputKind.map { " (\($0.rawValue))" } ?? ""

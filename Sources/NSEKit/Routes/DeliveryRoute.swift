@@ -116,7 +116,8 @@ public enum DeliveryRoutes {
         }
     }
 
-    public static func android(kind: MessageKind, appState: AppState) -> PlatformRoute {
+    /// - Parameter clickAction: the notification's `click_action`: the intent action of the activity a tap opens.
+    public static func android(kind: MessageKind, appState: AppState, clickAction: String? = nil) -> PlatformRoute {
         switch (kind, appState) {
         case (_, .foreground):
             let holds = switch kind {
@@ -132,9 +133,11 @@ public enum DeliveryRoutes {
                 messageKind: kind, receiver: .onMessageReceived, handlers: [onMessageReceived], display: .none,
                 explanation: "A data-only message always goes to onMessageReceived, even in the background; getData() holds the data.")
         case (.notificationOnly, .background), (.mixed, .background):
-            let data = kind == .mixed ? " The data is not passed to onMessageReceived: it arrives as extras of the launcher activity's intent when the user taps the notification." : ""
+            // A tap starts the activity whose intent filter has the `click_action` action, else the launcher activity.
+            let opened = clickAction.map { "the activity whose intent filter has the action `\($0)` (`click_action`)" } ?? "the launcher activity (no `click_action`)"
+            let data = kind == .mixed ? " The data is not passed to onMessageReceived: it arrives as extras of the intent that starts \(opened) when the user taps the notification." : ""
             return PlatformRoute(
-                messageKind: kind, receiver: .systemTray, handlers: ["the FCM SDK posts it to the system tray", "the launcher activity when tapped"],
+                messageKind: kind, receiver: .systemTray, handlers: ["the FCM SDK posts it to the system tray", "\(opened) when tapped"],
                 display: .system, explanation: "The app is in the background, so the FCM SDK shows the notification in the system tray without calling onMessageReceived.\(data)")
         }
     }

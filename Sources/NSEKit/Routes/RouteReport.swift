@@ -53,7 +53,7 @@ extension DeliveryRoutes {
             let kind = MessageKind.ofAndroidMessage(android)
             let refused = checks.diagnostics.first { $0.rejectsPush && $0.code.isFCMRefusal }
             report.android = refused.map { notDelivered(kind, because: "FCM refuses the request: \($0.code.rawValue).", ios: false) }
-                ?? Self.android(kind: kind, appState: appState)
+                ?? Self.android(kind: kind, appState: appState, clickAction: android.notification?["click_action"]?.stringValue)
         }
         return report
     }

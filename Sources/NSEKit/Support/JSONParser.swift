@@ -136,17 +136,22 @@ struct JSONParser {
         index += 1
         var scalars = String.UnicodeScalarView()
         var run = index
-        func flush(_ parser: JSONParser, upTo end: Int) {
-            scalars.append(contentsOf: String(decoding: parser.bytes[run..<end], as: UTF8.self).unicodeScalars)
+        // JSON text is UTF-8 (RFC 8259, 8.1): a string with bytes that are not is refused, as a strict parser
+        // (APNs', iOS's JSONSerialization) refuses it, rather than read with U+FFFD in their place.
+        func flush(_ parser: JSONParser, upTo end: Int) throws(SyntaxError) {
+            guard let text = String(validating: parser.bytes[run..<end], as: UTF8.self) else {
+                throw parser.error("a string that is not valid UTF-8; JSON text must be UTF-8")
+            }
+            scalars.append(contentsOf: text.unicodeScalars)
         }
         while let byte = current {
             switch byte {
             case UInt8(ascii: "\""):
-                flush(self, upTo: index)
+                try flush(self, upTo: index)
                 index += 1
                 return String(scalars)
             case UInt8(ascii: "\\"):
-                flush(self, upTo: index)
+                try flush(self, upTo: index)
                 index += 1
                 scalars.append(try parseEscape())
                 run = index

@@ -1,0 +1,66 @@
+import CImageFixtures
+import Foundation
+import Testing
+@testable import NSEKit
+
+/// The HTML report's writer: cards in the order a reader wants, whatever order pushes finish in, and previews
+/// reused for pushes that share an image.
+struct HTMLReportWriterTests {
+    static func push(_ index: Int, input: String, outcome: Outcome, image: URL?, sha256: String = "") -> CompletedPush {
+        var content = NotificationContent()
+        content.title = "Push \(index)"
+        var diagnostics: [Diagnostic] = []
+        if let image {
+            content.attachments = [Attachment(identifier: "a", file: nil, type: "public.jpeg", bytes: 1, width: 640, height: 320, frames: 1, sha256: sha256)]
+        }
+        if outcome != .modified { diagnostics.append(.error(.mediaCorrupt, "broken")) }
+        let result = ProcessResult(
+            input: input, inputKind: .apns, extensionInvoked: true, outcome: outcome, imageShown: image != nil, content: content,
+            diagnostics: diagnostics, timings: ["total": 1])
+        return CompletedPush(index: index, result: result, attachmentFiles: image.map { [$0] } ?? [])
+    }
+
+    @Test func failuresComeFirstWhateverOrderPushesFinishIn() async throws {
+        let folder = try TemporaryFolder()
+        let writer = try HTMLReportWriter(renderer: HTMLReportRenderer(), limits: ImageDecodeLimits(), strict: false)
+        // Finishing order 2, 0, 3, 1; pushes 1 and 3 fail.
+        for index in [2, 0, 3, 1] {
+            await writer.add(Self.push(index, input: "p\(index).json", outcome: index % 2 == 1 ? .modifiedWithoutAttachment : .modified, image: nil))
+        }
+        let file = folder.file("r.html")
+        try writer.write(summary: BatchSummary(), to: file)
+        let page = try String(contentsOf: file, encoding: .utf8)
+        let order = page.components(separatedBy: "data-push=\"").dropFirst().map { $0.prefix { $0 != "\"" } }
+        #expect(order == ["p1.json", "p3.json", "p0.json", "p2.json"])
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.url.path) == ["r.html"], "no temporary file left beside it")
+    }
+
+    @Test func pushesSharingAnImageShareItsPreviews() async throws {
+        let folder = try TemporaryFolder()
+        let image = folder.file("a.jpg")
+        try #require(image.path.withCString { cimagefixtures_write_jpeg($0, 640, 320, 80, 0, 2) } == 0)
+        let writer = try HTMLReportWriter(renderer: HTMLReportRenderer(), limits: ImageDecodeLimits(), strict: false)
+        await writer.add(Self.push(0, input: "a.json", outcome: .modified, image: image, sha256: "same"))
+        // The file is gone by the time the second push's card is made: only a kept preview can draw it.
+        try FileManager.default.removeItem(at: image)
+        await writer.add(Self.push(1, input: "b.json", outcome: .modified, image: image, sha256: "same"))
+        await writer.add(Self.push(2, input: "c.json", outcome: .modified, image: image, sha256: "other"))
+        let file = folder.file("r.html")
+        try writer.write(summary: BatchSummary(), to: file)
+        let cards = try String(contentsOf: file, encoding: .utf8).components(separatedBy: "<article").dropFirst()
+        #expect(cards.map { $0.contains("<img class=\"full\"") } == [true, true, false])
+        #expect(cards.last?.contains("no preview: the attachment file a.jpg could not be read") == true)
+    }
+
+    @Test func payloadTextCannotBreakOutOfTheCard() {
+        var push = Self.push(0, input: "a\"b<c>.json", outcome: .modified, image: nil)
+        push.result.content?.title = "<img src=x onerror=alert(1)>"
+        push.result.content?.body = "Tom & \"Jerry\" \u{1}"
+        let html = HTMLReportRenderer(appName: "<b>").card(ReportCard(result: push.result, exitStatus: 0))
+        #expect(html.contains("data-push=\"a&quot;b&lt;c&gt;.json\""))
+        #expect(html.contains("<div class=\"title\">&lt;img src=x onerror=alert(1)&gt;</div>"))
+        #expect(html.contains("Tom &amp; &quot;Jerry&quot; \u{FFFD}"))
+        #expect(html.contains("<span class=\"name\">&lt;b&gt;</span>"))
+        #expect(!html.contains("<img src=x"))
+    }
+}

@@ -1,0 +1,143 @@
+import Foundation
+import NSEMediaServer
+import Synchronization
+import Testing
+@testable import NSEKit
+import NSEHarness
+
+/// What users and CI read, asserted whole against recorded files under `Tests/Snapshots/`, so any change in
+/// output is a reviewed diff. The results come from real runs of bundled samples (loopback media server, the
+/// built-in extension); only the timings are pinned, since they change from run to run.
+///
+/// To re-record after an intended change: `NSE_RECORD_SNAPSHOTS=1 swift test --filter RendererSnapshotTests`.
+@Suite(.serialized)
+struct RendererSnapshotTests {
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    static let snapshots = root.appendingPathComponent("Tests/Snapshots")
+
+    /// The samples the snapshots (and the README's batch examples) are made of: passes, failures, warnings.
+    static let samples = [
+        "jpeg-ok.json", "gif-animated-ok.json", "fcm-v1-notification-image.json", "webp.json",
+        "missing-mutable-content.json", "misspelled-mutable-content.json", "lint-errors.json", "invalid-json.json",
+    ]
+
+    struct Run {
+        var results: [ProcessResult]
+        var cards: [ReportCard]
+        var inputs: [BatchInput]
+        var media: SharedMediaCache.Statistics
+    }
+
+    /// Runs the samples through the batch runner, one at a time so the media figures are the same every run, as
+    /// `nse batch samples/payloads/... --media samples/media` does.
+    static func run() async throws -> Run {
+        let directory = MediaDirectory(root: root.appendingPathComponent("samples/media").path)
+        let server = try LoopbackHTTPServer { directory.respond(to: $0) }
+        defer { server.stop() }
+        var profile = DeviceProfile()
+        profile.timeBudget = .seconds(5)
+        let emulator = Emulator(profile: profile, hostMapping: MediaHostMapping(origin: URL(string: server.baseURL)!))
+        // Relative to the package root, so inputs read `samples/payloads/...` wherever the tests run from.
+        let inputs = samples.map { name in
+            BatchInput(file: URL(fileURLWithPath: "samples/payloads/\(name)", relativeTo: root), outputPath: "samples/payloads/\(name)")
+        }
+        var runner = BatchRunner(emulator: emulator, jobs: 1, outDirectory: nil)
+        let collected = Mutex<[(Int, ProcessResult, ReportCard)]>([])
+        runner.onResult = { push in
+            // The card is made while the attachment still exists, as the HTML writer does.
+            var pinned = push
+            pinned.result.timings = pinned.result.timings.mapValues { _ in 1 }
+            let card = ReportCard.make(pinned, limits: ImageDecodeLimits(), strict: false)
+            collected.withLock { $0.append((push.index, pinned.result, card)) }
+        }
+        let report = try await runner.run(inputs)
+        let ordered = collected.withLock { $0 }.sorted { $0.0 < $1.0 }
+        return Run(results: ordered.map(\.1), cards: ordered.map(\.2), inputs: inputs, media: report.summary.media)
+    }
+
+    static func summary(_ run: Run, strict: Bool = false) -> BatchSummary {
+        var summary = BatchSummary(results: run.results, strict: strict, elapsedMilliseconds: 1000)
+        summary.jobs = 8
+        summary.media = run.media
+        return summary
+    }
+
+    /// Compares `text` with the recorded snapshot `name`; records it when asked to (or when it is missing).
+    static func assertSnapshot(_ text: String, named name: String, sourceLocation: SourceLocation = #_sourceLocation) throws {
+        let file = snapshots.appendingPathComponent(name)
+        let record = ProcessInfo.processInfo.environment["NSE_RECORD_SNAPSHOTS"] == "1"
+        guard !record, let recorded = try? String(contentsOf: file, encoding: .utf8) else {
+            try FileManager.default.createDirectory(at: snapshots, withIntermediateDirectories: true)
+            try Data(text.utf8).write(to: file)
+            if !record { Issue.record("recorded the missing snapshot \(name); check it and run again", sourceLocation: sourceLocation) }
+            return
+        }
+        if recorded != text {
+            let actual = snapshots.appendingPathComponent(name + ".actual")
+            try? Data(text.utf8).write(to: actual)
+            Issue.record("\(name) differs from the recorded snapshot; the new output is in \(actual.path) (diff them)", sourceLocation: sourceLocation)
+        } else {
+            try? FileManager.default.removeItem(at: snapshots.appendingPathComponent(name + ".actual"))
+        }
+    }
+
+    @Test(.timeLimit(.minutes(1)))
+    func everyRendererMatchesItsSnapshot() async throws {
+        let run = try await Self.run()
+        let results = run.results
+        let entries = results.map { BatchEntry($0, outputPath: $0.input) }
+        let summary = Self.summary(run)
+
+        try Self.assertSnapshot(results.map(TextResultRenderer().render).joined(separator: "\n\n") + "\n", named: "process.txt")
+        try Self.assertSnapshot(JSONResultRenderer().render(results[0]) + "\n", named: "process.json")
+        try Self.assertSnapshot(results.map(JSONLinesRenderer().render).joined(separator: "\n") + "\n", named: "batch.jsonl")
+
+        let text = BatchTextRenderer()
+        try Self.assertSnapshot(entries.map(text.line).joined(separator: "\n") + "\n" + text.summary(summary) + "\n", named: "batch.txt")
+
+        let report = BatchReport(inputs: run.inputs, entries: entries, summary: summary)
+        try Self.assertSnapshot(JUnitRenderer().render(report), named: "batch-junit.xml")
+
+        let github = GitHubAnnotationRenderer()
+        try Self.assertSnapshot(entries.flatMap(github.annotations).joined(separator: "\n") + "\n", named: "batch-github.txt")
+        try Self.assertSnapshot(MarkdownSummaryRenderer().render(summary), named: "batch-summary.md")
+
+        // The page itself, with each inlined image replaced by its type and size: the pixels are the encoder's.
+        let renderer = HTMLReportRenderer(appName: "Shop")
+        let cards = run.cards
+        let ordered = HTMLReportRenderer.order(cards.enumerated().map { (index: $0.offset, exitStatus: $0.element.exitStatus, item: renderer.card($0.element)) })
+        let codes = Set(results.flatMap(HTMLReportRenderer.codes(of:))).sorted()
+        let page = renderer.document(summary: summary, strict: false, cards: ordered, codes: codes)
+        try Self.assertSnapshot(Self.placeholdingImages(page), named: "batch-report.html")
+    }
+
+    @Test(.timeLimit(.minutes(1)))
+    func strictFailsPushesWithWarningsEverywhere() async throws {
+        let run = try await Self.run()
+        let entries = run.results.map { BatchEntry($0, outputPath: $0.input, strict: true) }
+        let summary = Self.summary(run, strict: true)
+        let report = BatchReport(inputs: run.inputs, entries: entries, summary: summary)
+        try Self.assertSnapshot(entries.map(BatchTextRenderer().line).joined(separator: "\n") + "\n" + BatchTextRenderer().summary(summary) + "\n", named: "batch-strict.txt")
+        try Self.assertSnapshot(JUnitRenderer().render(report), named: "batch-strict-junit.xml")
+        // fcm-v1-notification-image passes with a warning: --strict fails it, and nothing else changes.
+        let lenient = Self.summary(run)
+        #expect(summary.failed == lenient.failed + 1)
+        #expect(summary.passed == lenient.passed - 1)
+        #expect(summary.warnings == lenient.warnings)
+    }
+
+    /// `src="data:image/jpeg;base64,..."` becomes `src="data:image/jpeg;base64,[N bytes]"`.
+    static func placeholdingImages(_ html: String) -> String {
+        var output = ""
+        var rest = Substring(html)
+        while let start = rest.range(of: ";base64,") {
+            output += rest[..<start.upperBound]
+            rest = rest[start.upperBound...]
+            let end = rest.firstIndex(of: "\"") ?? rest.endIndex
+            let bytes = Data(base64Encoded: String(rest[..<end]))?.count ?? -1
+            output += "[\(bytes < 60_000 ? "under 60 KB" : "\(bytes) bytes")]"
+            rest = rest[end...]
+        }
+        return output + rest
+    }
+}
