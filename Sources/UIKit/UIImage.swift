@@ -74,10 +74,16 @@ open class UIImage: NSObject, @unchecked Sendable {
 
     /// Decodes and charges the bitmap. An image too large to decode is still charged for what iOS would
     /// allocate for it, so the run reports the memory kill that would end the extension on a phone.
+    ///
+    /// Decoding stops at a bitmap of four times the extension's memory limit (24 million pixels for 24 MB):
+    /// far enough for the extension's code to go on past a decode that kills it on a phone (a 12-megapixel photo),
+    /// while an image with a hostile header (a progressive JPEG claiming 100 megapixels) cannot make the emulator
+    /// itself allocate gigabytes. Past that the image is charged, not decoded, and `UIImage(data:)` returns nil.
     private static func decode(_ data: Data, source: String) -> (RGBABitmap, MemoryCharge?)? {
         let profile = StandInRun.environment?.context.profile ?? DeviceProfile()
+        let decodable = min(profile.maxPixels, UInt64(max(profile.memoryLimit, 0)))
         do {
-            let bitmap = try RGBABitmap.decode(data, maxPixels: profile.maxPixels)
+            let bitmap = try RGBABitmap.decode(data, maxPixels: decodable)
             let charge = StandInRun.chargeMemory(bitmap.bytes)
             return (bitmap, charge)
         } catch .tooManyPixels(let width, let height) {

@@ -188,4 +188,23 @@ struct RealExtensionTests {
         // The log written inside the extension's Task reaches the run too.
         #expect(delivered.activity.log.contains { $0.message.hasPrefix("Thumbnail of 4000x3000: ") })
     }
+
+    /// A 2 KB progressive JPEG whose header claims 10000 x 10000: charged as the 400 MB iOS would try to allocate
+    /// (the memory kill), but not decoded, so the emulator itself never holds a bitmap or coefficient buffer that size.
+    @Test func aHostileHeaderIsChargedNotDecoded() async throws {
+        let folder = try seed([("latest.jpg", { path in
+            guard cimagefixtures_write_jpeg_scans(path, 64, 64, 3, CIMAGEFIXTURES_SCANS_PROGRESSIVE, 0, 3) == 0 else { return 1 }
+            return cimagefixtures_patch_jpeg_size(path, 10_000, 10_000)
+        })])
+        defer { try? FileManager.default.removeItem(at: folder) }
+        var harness = harness(seed: folder)
+        harness.memoryMeasurement = .off
+
+        let delivered = try await harness.run(PhotoThumbnailService.self, payload: payload(#""x": 1"#))
+
+        #expect(delivered.diagnostics.contains { $0.code == .extensionMemoryLimit })
+        #expect(delivered.outcome == .original)
+        #expect((delivered.activity.memory?.accountedPeakBytes ?? 0) >= 10_000 * 10_000 * 4)
+        #expect(delivered.activity.log.map(\.message) == ["No photo"], "UIImage(data:) gave nil: not decoded")
+    }
 }
