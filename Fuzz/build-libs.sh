@@ -23,12 +23,17 @@ if [ ! -f "$OUT/lib/libjpeg.a" ] || [ ! -f "$OUT/lib/libpng16.a" ] || [ ! -f "$O
         echo "build-libs.sh: needs a Debian system (its archive keyring and source packages)" >&2
         exit 1
     fi
-    codename=$(. /etc/os-release && echo "$VERSION_CODENAME")
-    cat > "$apt_dir/sources.list" <<LIST
-deb-src [signed-by=$keyring] http://deb.debian.org/debian $codename main
-deb-src [signed-by=$keyring] http://deb.debian.org/debian $codename-updates main
-LIST
-    apt_options=(-o "Dir::Etc::SourceList=$apt_dir/sources.list" -o Dir::Etc::SourceParts=/dev/null
+    # The source packages come from the archives the machine already installs from: its own apt configuration,
+    # each `deb` entry turned into `deb-src` in a private copy (one-line lists and deb822 .sources files alike).
+    : > "$apt_dir/sources.list"
+    mkdir -p "$apt_dir/sources.list.d"
+    for list in /etc/apt/sources.list /etc/apt/sources.list.d/*.list; do
+        [ -f "$list" ] && sed -n 's/^deb \(.*\)$/deb-src \1/p' "$list" >> "$apt_dir/sources.list"
+    done
+    for sources in /etc/apt/sources.list.d/*.sources; do
+        [ -f "$sources" ] && sed 's/^Types:.*$/Types: deb-src/' "$sources" > "$apt_dir/sources.list.d/$(basename "$sources")"
+    done
+    apt_options=(-o "Dir::Etc::SourceList=$apt_dir/sources.list" -o "Dir::Etc::SourceParts=$apt_dir/sources.list.d"
                  -o "Dir::State::Lists=$apt_dir/lists" -o "Dir::Cache=$apt_dir/cache" -o APT::Sandbox::User=root)
     apt-get "${apt_options[@]}" -qq update
     # The upstream tarballs are enough: Debian's patches change no API the checkers use.
