@@ -1,0 +1,44 @@
+import Foundation
+import NSEKit
+import UserNotifications
+
+/// `badge_inc` (`OneSignalExtensionBadgeHandler.m`): the count OneSignal caches in the app group, plus the
+/// increment, never below 0, becomes the badge.
+enum OneSignalBadge {
+    static func apply(_ notification: OneSignalNotification, to content: UNMutableNotificationContent, environment: ExtensionEnvironment?) {
+        guard notification.badgeIncrement != 0 else { return }
+        // The run's app group starts empty, so OneSignal's cached count (`onesignalBadgeCount`) starts at 0.
+        let cached = 0
+        let badge = max(0, cached + notification.badgeIncrement)
+        content.badge = NSNumber(value: badge)
+        environment?.record(.info(.sdkOneSignalBadge, "OneSignal's `badge_inc` \(notification.badgeIncrement) sets the badge to \(badge): the count it caches in the app group (0 in this run's new container) plus the increment, never below 0, replacing `aps.badge`."))
+    }
+}
+
+/// Action buttons (`OneSignalAttachmentHandler.addActionButtons`): a category `__onesignal__dynamic__<id>` is
+/// registered with one foreground action per button (two buttons are registered in reverse order) and set on
+/// the content, unless the payload already names a category (`aps.category`).
+enum OneSignalButtons {
+    static func apply(_ notification: OneSignalNotification, request: UNNotificationRequest, to content: UNMutableNotificationContent, environment: ExtensionEnvironment?) {
+        guard !notification.buttons.isEmpty else { return }
+        guard request.content.categoryIdentifier.isEmpty else {
+            environment?.record(.info(.sdkOneSignalButtons, "The payload names category \"\(request.content.categoryIdentifier)\", so OneSignal leaves it and does not register its \(notification.buttons.count) action button(s): the buttons shown are that category's."))
+            return
+        }
+        let actions = notification.buttons.count == 2 ? notification.buttons.reversed() : notification.buttons
+        // Objective-C formats a nil id as "(null)".
+        let category = "__onesignal__dynamic__\(notification.notificationId ?? "(null)")"
+        content.categoryIdentifier = category
+        let listed = actions.map { "\"\($0.text)\" (\($0.id))" }.joined(separator: ", ")
+        environment?.record(.info(.sdkOneSignalButtons, "OneSignal registers category \(category) with the actions \(listed) and sets it on the notification: the buttons show when the user expands it."))
+    }
+}
+
+/// Confirmed delivery (`onNotificationReceived`, `OSRequestReceiveReceipts`): recorded, never sent.
+enum OneSignalReceipt {
+    static func record(_ notification: OneSignalNotification, waitsForAnswer: Bool, environment: ExtensionEnvironment?) {
+        guard let id = notification.notificationId, !id.isEmpty else { return }
+        let wait = waitsForAnswer ? ", after a random delay of up to 25 s, and keeps the extension running after the content handler until it is answered" : ""
+        environment?.record(.info(.sdkOneSignalReceipt, "OneSignal would send its delivery receipt, PUT https://api.onesignal.com/notifications/\(id)/report_received with the app id and subscription id it saved in the app group\(wait) (recorded, not sent; sent only when the app has Confirmed Delivery on)."))
+    }
+}
