@@ -66,7 +66,7 @@ enum OneSignalAttachments {
             guard parts.count >= 2 else { return skip("\"\(uri)\" is neither an http(s) URL nor a bundle resource name with an extension.") }
             return skip("\"\(uri)\" is not an http(s) URL, so OneSignal looks for a resource of that name in the app's bundle, which the emulator does not have (assumed missing). Use an https URL to check the image.")
         }
-        let download = folder.appendingPathComponent(randomName())
+        let download = folder.appendingPathComponent(fileName(for: identifier, url: url))
         let started = ContinuousClock.now
         let result = StandInDownload.download(url, to: download, api: "OneSignal data task")
         environment?.record(timings: ["download": started.duration(to: .now).milliseconds])
@@ -133,9 +133,11 @@ enum OneSignalAttachments {
         return type.isEmpty ? nil : type
     }
 
-    /// OneSignal names each download with 10 random letters and digits.
-    private static func randomName() -> String {
-        let letters = Array("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789")
-        return String((0..<10).map { _ in letters.randomElement() ?? "a" })
+    /// OneSignal names each download with 10 random letters and digits; 10 characters of a digest of the item
+    /// here, so reports name the same file on every run.
+    private static func fileName(for identifier: String, url: URL) -> String {
+        let digest = SHA256()
+        digest.update(Array("\(identifier)\n\(url.absoluteString)".utf8))
+        return String(digest.finalizeHex().prefix(10))
     }
 }

@@ -19,8 +19,10 @@ enum OneSignalBadge {
 /// registered with one foreground action per button (two buttons are registered in reverse order) and set on
 /// the content, unless the payload already names a category (`aps.category`).
 enum OneSignalButtons {
-    static func apply(_ notification: OneSignalNotification, request: UNNotificationRequest, to content: UNMutableNotificationContent, environment: ExtensionEnvironment?) {
+    /// `records`: false on the expiry call, which repeats what `didReceive` already did and reported.
+    static func apply(_ notification: OneSignalNotification, request: UNNotificationRequest, to content: UNMutableNotificationContent, environment: ExtensionEnvironment?, records: Bool = true) {
         guard !notification.buttons.isEmpty else { return }
+        let environment = records ? environment : nil
         guard request.content.categoryIdentifier.isEmpty else {
             environment?.record(.info(.sdkOneSignalButtons, "The payload names category \"\(request.content.categoryIdentifier)\", so OneSignal leaves it and does not register its \(notification.buttons.count) action button(s): the buttons shown are that category's."))
             return

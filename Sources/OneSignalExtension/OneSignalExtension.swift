@@ -48,7 +48,9 @@ open class OneSignalExtension: NSObject {
     ) -> UNMutableNotificationContent? {
         let content = replacementContent ?? (request.content.mutableCopy() as? UNMutableNotificationContent) ?? UNMutableNotificationContent()
         let environment = content.environment ?? ExtensionEnvironment.current
-        OneSignalButtons.apply(OneSignalNotification(request.content.payload), request: request, to: content, environment: environment)
+        // The handler's own call (didReceive) has reported the buttons already; only a direct expiry call reports them.
+        let reported = content.categoryIdentifier.hasPrefix("__onesignal__dynamic__")
+        OneSignalButtons.apply(OneSignalNotification(request.content.payload), request: request, to: content, environment: environment, records: !reported)
         return content
     }
 }

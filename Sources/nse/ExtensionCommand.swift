@@ -50,11 +50,18 @@ struct ExtensionCommand: AsyncParsableCommand {
     @OptionGroup
     var media: MediaOptions
 
+    @OptionGroup
+    var sdkOption: SDKOption
+
     @OptionGroup(title: "Device assumptions")
     var device: DeviceOptions
 
     func validate() throws {
         guard !payloads.isEmpty else { throw ValidationError("Give at least one --payload FILE.") }
+        // The extension's own code decides which helper runs; --sdk only says which SDK's payloads to expect.
+        guard sdkOption.sdk != .all else {
+            throw ValidationError("--sdk all compares nse's built-in helpers (`nse process --sdk all`); an extension runs its own code: give --sdk NAME to say which SDK's payloads it expects, or leave --sdk at auto (the SDK module it imports).")
+        }
         if let container {
             var isDirectory: ObjCBool = false
             guard FileManager.default.fileExists(atPath: container, isDirectory: &isDirectory), isDirectory.boolValue else {
@@ -67,9 +74,10 @@ struct ExtensionCommand: AsyncParsableCommand {
         let inputs: [BatchInput]
         let program: URL
         let infoPlist: URL?
+        let importedSDKs: [PushSDK]
         do {
             inputs = try BatchInputDiscovery.discover(payloads)
-            (program, infoPlist) = try buildIfNeeded()
+            (program, infoPlist, importedSDKs) = try buildIfNeeded()
         } catch let error as ExtensionBuildError {
             throw usageFailure(error.description)
         } catch let error as BatchInputError {
@@ -104,6 +112,11 @@ struct ExtensionCommand: AsyncParsableCommand {
                 fallback: Emulator(profile: device.profile, extensionRunner: ExtensionCrash(reason: ""), hostMapping: MediaOptions.mapping(to: server)))
             // As the user named it, like `nse process` reports it.
             result.input = input.displayPath
+            if let push = try? PushReader.read(input.file) {
+                let (choice, warning) = SDKDetection.extensionHelper(payload: push.userInfo, importedSDKs: importedSDKs, selection: sdkOption.sdk)
+                if result.extensionInvoked { result.helper = choice }
+                if let warning, result.extensionInvoked { result.diagnostics.append(warning) }
+            }
             if workspace == nil, var content = result.content {
                 // The scratch folder goes when the command ends: without --out no attachment file is kept.
                 content.attachments = content.attachments.map { attachment in
@@ -140,8 +153,10 @@ struct ExtensionCommand: AsyncParsableCommand {
 
     /// Builds the package unless the last build was of the same sources; returns the program to run and the
     /// extension's Info.plist (its App Transport Security applies to every download).
-    private func buildIfNeeded() throws -> (URL, URL?) {
-        let sources = try ExtensionSources.discover(paths, className: className)
+    private func buildIfNeeded() throws -> (URL, URL?, [PushSDK]) {
+        // A class may subclass an SDK's (`BrazeNotificationService.NotificationService`): the stand-ins' classes count.
+        let standIns = ExtensionSources.standInServiceClasses(in: ExtensionPackage.defaultNSERoot())
+        let sources = try ExtensionSources.discover(paths, className: className, standInClasses: standIns)
         if let plist = sources.infoPlist {
             do throws(TransportSecurityError) {
                 _ = try TransportSecurity(infoPlist: plist)
@@ -152,7 +167,7 @@ struct ExtensionCommand: AsyncParsableCommand {
         let package = try ExtensionPackage(sources: sources, nseRoot: ExtensionPackage.defaultNSERoot(), cacheRoot: ExtensionPackage.defaultCacheRoot())
         let lock = try package.lock()
         defer { try? lock.close() }
-        guard rebuild || !package.isBuilt else { return (package.executable, sources.infoPlist) }
+        guard rebuild || !package.isBuilt else { return (package.executable, sources.infoPlist, sources.sdks) }
         let note = "nse extension: building \(sources.principalClass) from \(sources.files.count) file(s) in \(package.directory.path)"
         FileHandle.standardError.write(Data("\(note) (the first build compiles nse's modules too: minutes)\n".utf8))
         let started = ContinuousClock.now
@@ -168,7 +183,7 @@ struct ExtensionCommand: AsyncParsableCommand {
         }
         let seconds = String(format: "%.1f", started.duration(to: .now).milliseconds / 1000)
         FileHandle.standardError.write(Data("nse extension: built in \(seconds) s\n".utf8))
-        return (package.executable, sources.infoPlist)
+        return (package.executable, sources.infoPlist, sources.sdks)
     }
 
     private func usageFailure(_ message: String) -> ExitCode {

@@ -76,4 +76,59 @@ public enum SDKDetection {
     private static func because(_ match: Match) -> String {
         "the payload has \(match.keys.prefix(3).map { "`\($0)`" }.joined(separator: ", "))\(match.keys.count > 3 ? "..." : ""), \(match.sdk.displayName)'s key\(match.keys.count > 1 ? "s" : "")"
     }
+
+    /// The media URL `sdk`'s helper reads from `payload`, for the batch's count of images asked for: Firebase's
+    /// `fcm_options.image`, OneSignal's first `att` item; for another SDK the first URL inside its media key
+    /// (an SDK branch replaces that with its exact key path).
+    public static func mediaURL(of sdk: PushSDK, in payload: [String: JSONValue]) -> String? {
+        switch sdk {
+        case .firebase:
+            return ImageRequest.firebase(in: payload)?.url
+        case .onesignal:
+            let attachments = payload["os_data"]?.objectValue.map { $0["att"] } ?? payload["att"]
+            guard case .object(let items)? = attachments else {
+                // A malformed `att` is still a request (reported as sdk.onesignal.invalid-attachments).
+                guard let attachments, attachments != .null else { return nil }
+                return attachments.shortDescription
+            }
+            return items.sorted { $0.key < $1.key }.lazy.compactMap { $0.value.stringValue }.first
+        default:
+            let keys = signatures.first { $0.sdk == sdk }?.mediaKeys ?? []
+            return keys.lazy.compactMap { payload[$0].flatMap { firstURL(in: $0) } }.first
+        }
+    }
+
+    private static func firstURL(in value: JSONValue, depth: Int = 0) -> String? {
+        switch value {
+        case .string(let text): return text.hasPrefix("http") ? text : nil
+        case .object(let members) where depth < 3:
+            return members.sorted { $0.key < $1.key }.lazy.compactMap { firstURL(in: $0.value, depth: depth + 1) }.first
+        case .array(let items) where depth < 3:
+            return items.lazy.compactMap { firstURL(in: $0, depth: depth + 1) }.first
+        default: return nil
+        }
+    }
+
+    /// `nse extension`: the helper an app's own extension calls (the SDK module it imports, or `--sdk NAME`), and
+    /// a warning when the payload carries only other SDKs' keys, which that helper does not read.
+    public static func extensionHelper(
+        payload: [String: JSONValue], importedSDKs: [PushSDK], selection: SDKSelection
+    ) -> (choice: HelperChoice?, warning: Diagnostic?) {
+        let matched = matches(in: payload).map(\.sdk)
+        let imported = importedSDKs.filter { $0 != .firebase } + importedSDKs.filter { $0 == .firebase }
+        let choice: HelperChoice
+        if case .only(let named) = selection {
+            let imports = imported.isEmpty ? "imports no SDK's helper module" : "imports \(imported.map(\.moduleName).joined(separator: ", "))"
+            let agrees = imported.isEmpty || imported.contains(named)
+            choice = HelperChoice(sdk: named, selection: .explicit, reason: "--sdk \(named.rawValue)\(agrees ? "" : "; the extension \(imports)")", matched: matched)
+        } else if let first = imported.first {
+            choice = HelperChoice(sdk: first, selection: .extension, reason: "the extension imports \(first.moduleName)", matched: matched)
+        } else {
+            // The extension's own code does the work: no SDK's rules to hold the payload to.
+            return (nil, nil)
+        }
+        guard !matched.isEmpty, !matched.contains(choice.sdk) else { return (choice, nil) }
+        let names = matched.map(\.displayName).joined(separator: ", ")
+        return (choice, .warning(.sdkExtensionMismatch, "The payload carries \(names)'s keys, but the extension calls \(choice.sdk.displayName)'s helper (\(choice.reason)), which reads only \(choice.sdk.displayName)'s keys: on a device this push gets nothing from that helper. Test with a payload as \(choice.sdk.displayName)'s servers send it, or check which SDK the app really uses."))
+    }
 }
