@@ -124,7 +124,7 @@ public struct ExtensionSources: Sendable {
 
     /// Classes that inherit from `UNNotificationServiceExtension`, directly, through a stand-in's class, or
     /// through another class of the same files, in the order declared.
-    static func serviceClasses(declaredIn texts: [String], standInClasses: Set<String>) -> [String] {
+    public static func serviceClasses(declaredIn texts: [String], standInClasses: Set<String>) -> [String] {
         let declarations = texts.flatMap(classDeclarations(in:))
         var qualifying: Set<String> = standInClasses.union(["UNNotificationServiceExtension", "UserNotifications.UNNotificationServiceExtension"])
         var found: [String] = []
