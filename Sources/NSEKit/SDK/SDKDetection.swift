@@ -127,8 +127,12 @@ public enum SDKDetection {
             // The extension's own code does the work: no SDK's rules to hold the payload to.
             return (nil, nil)
         }
-        guard !matched.isEmpty, !matched.contains(choice.sdk) else { return (choice, nil) }
-        let names = matched.map(\.displayName).joined(separator: ", ")
-        return (choice, .warning(.sdkExtensionMismatch, "The payload carries \(names)'s keys, but the extension calls \(choice.sdk.displayName)'s helper (\(choice.reason)), which reads only \(choice.sdk.displayName)'s keys: on a device this push gets nothing from that helper. Test with a payload as \(choice.sdk.displayName)'s servers send it, or check which SDK the app really uses."))
+        let found = matches(in: payload)
+        guard !found.isEmpty, !found.contains(where: { $0.sdk == choice.sdk }) else { return (choice, nil) }
+        let names = found.map(\.sdk.displayName).joined(separator: ", ")
+        let message = "The payload carries \(names)'s keys, but the extension calls \(choice.sdk.displayName)'s helper (\(choice.reason)), which reads only \(choice.sdk.displayName)'s keys: on a device this push gets nothing from that helper. Test with a payload as \(choice.sdk.displayName)'s servers send it, or check which SDK the app really uses."
+        // An image asked for under another SDK's media key is an image the phone will not show.
+        let lostImage = found.contains(where: \.hasMediaKey)
+        return (choice, lostImage ? .error(.sdkExtensionMismatch, message) : .warning(.sdkExtensionMismatch, message))
     }
 }
