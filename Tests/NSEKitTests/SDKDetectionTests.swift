@@ -81,3 +81,19 @@ struct SDKDetectionTests {
         #expect(SDKDetection.mediaURL(of: .braze, in: info) == nil)
     }
 }
+
+/// Another SDK's image request counts as an image request for every command: a push that never reaches the
+/// extension loses it, so `extension.not-invoked` is an error in `lint` as in `process`.
+struct SDKImageRequestTests {
+    @Test func aOneSignalImageWithoutMutableContentIsAnError() throws {
+        let push = try PushReader.parse(Data(#"{"aps": {"alert": "A"}, "custom": {"i": "x"}, "att": {"id": "https://x/a.jpg"}}"#.utf8))
+        let findings = Linter.check(push)
+        #expect(findings.contains { $0.code == .extensionNotInvoked && $0.severity == .error })
+    }
+
+    @Test func aOneSignalPushWithoutMediaIsOnlyANote() throws {
+        let push = try PushReader.parse(Data(#"{"aps": {"alert": "A"}, "custom": {"i": "x"}}"#.utf8))
+        let findings = Linter.check(push)
+        #expect(findings.contains { $0.code == .extensionNotInvoked && $0.severity == .info })
+    }
+}

@@ -77,6 +77,13 @@ public enum SDKDetection {
         "the payload has \(match.keys.prefix(3).map { "`\($0)`" }.joined(separator: ", "))\(match.keys.count > 3 ? "..." : ""), \(match.sdk.displayName)'s key\(match.keys.count > 1 ? "s" : "")"
     }
 
+    /// True when the payload asks an SDK's helper other than Firebase's for media (OneSignal's `att`...): with
+    /// Firebase's `fcm_options.image` (`ReceivedPush.imageRequest`), what makes a push that never reaches the
+    /// extension an error rather than a note, in every command.
+    public static func asksOtherSDKForMedia(_ payload: [String: JSONValue]) -> Bool {
+        matches(in: payload).contains { $0.sdk != .firebase && $0.hasMediaKey && mediaURL(of: $0.sdk, in: payload) != nil }
+    }
+
     /// The media URL `sdk`'s helper reads from `payload`, for the batch's count of images asked for: Firebase's
     /// `fcm_options.image`, OneSignal's first `att` item; for another SDK the first URL inside its media key
     /// (an SDK branch replaces that with its exact key path).
