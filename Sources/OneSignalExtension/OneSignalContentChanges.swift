@@ -2,16 +2,32 @@ import Foundation
 import NSEKit
 import UserNotifications
 
-/// `badge_inc` (`OneSignalExtensionBadgeHandler.m`): the count OneSignal caches in the app group, plus the
-/// increment, never below 0, becomes the badge.
+/// `badge_inc` (`OneSignalExtensionBadgeHandler.m`): the count OneSignal caches in the app group's defaults
+/// (`onesignalBadgeCount`), plus the increment, never below 0, becomes the badge.
 enum OneSignalBadge {
+    static let cacheKey = "onesignalBadgeCount"
+
     static func apply(_ notification: OneSignalNotification, to content: UNMutableNotificationContent, environment: ExtensionEnvironment?) {
         guard notification.badgeIncrement != 0 else { return }
-        // The run's app group starts empty, so OneSignal's cached count (`onesignalBadgeCount`) starts at 0.
-        let cached = 0
-        let badge = max(0, cached + notification.badgeIncrement)
+        let cached = environment.flatMap(cachedCount(in:))
+        let badge = max(0, (cached?.count ?? 0).addingReportingOverflow(notification.badgeIncrement).partialValue)
         content.badge = NSNumber(value: badge)
-        environment?.record(.info(.sdkOneSignalBadge, "OneSignal's `badge_inc` \(notification.badgeIncrement) sets the badge to \(badge): the count it caches in the app group (0 in this run's new container) plus the increment, never below 0, replacing `aps.badge`."))
+        let source = cached.map { "\($0.count), from the app group's \($0.file)" } ?? "0: none in the run's app group; seed one with a container holding Library/Preferences/<group>.plist"
+        environment?.record(.info(.sdkOneSignalBadge, "OneSignal's `badge_inc` \(notification.badgeIncrement) sets the badge to \(badge): the count it caches (`\(cacheKey)`: \(source)) plus the increment, never below 0, replacing `aps.badge`."))
+    }
+
+    /// The cached count in the run's container: the app group's defaults live in `Library/Preferences/<suite>.plist`
+    /// (the suite is the app group, `group.<bundle id>.onesignal` unless `OneSignal_app_groups_key` names another).
+    private static func cachedCount(in environment: ExtensionEnvironment) -> (count: Int, file: String)? {
+        let folder = environment.containerDirectory.appendingPathComponent("Library/Preferences")
+        let files = ((try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []).filter { $0.hasSuffix(".plist") }.sorted()
+        for name in files {
+            guard let data = FileManager.default.contents(atPath: folder.appendingPathComponent(name).path),
+                  let defaults = try? PropertyListSerialization.propertyList(from: data, format: nil) as? [String: Any],
+                  let count = (defaults[cacheKey] as? NSNumber)?.intValue else { continue }
+            return (count, name)
+        }
+        return nil
     }
 }
 

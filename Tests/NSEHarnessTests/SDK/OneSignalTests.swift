@@ -187,6 +187,22 @@ struct OneSignalTests {
         #expect(delivered.diagnostics.contains { $0.code == .sdkOneSignalBadge } == (increment != 0))
     }
 
+    @Test func badgeIncrementStartsFromTheCountCachedInTheAppGroup() async throws {
+        let seed = FileManager.default.temporaryDirectory.appendingPathComponent("nse-onesignal-seed-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: seed) }
+        let preferences = seed.appendingPathComponent("Library/Preferences")
+        try FileManager.default.createDirectory(at: preferences, withIntermediateDirectories: true)
+        let plist = try PropertyListSerialization.data(fromPropertyList: ["onesignalBadgeCount": 4], format: .xml, options: 0)
+        try plist.write(to: preferences.appendingPathComponent("group.com.example.shop.onesignal.plist"))
+        var harness = Self.harness(nil)
+        harness.containerSeed = seed
+
+        let delivered = try await harness.run(OneSignalService.self, payload: Self.payload(att: "null", custom: #""i": "n1", "badge_inc": 1"#))
+
+        #expect(delivered.content.badge?.intValue == 5)
+        #expect(delivered.diagnostics.first { $0.code == .sdkOneSignalBadge }?.message.contains("group.com.example.shop.onesignal.plist") == true)
+    }
+
     @Test func buttonsBecomeADynamicCategoryWithTwoActionsReversed() async throws {
         let payload = Self.payload(att: "null", extra: #", "buttons": [{"i": "view", "n": "View"}, {"i": "later", "n": "Later"}, {"i": "ignored"}]"#)
 
