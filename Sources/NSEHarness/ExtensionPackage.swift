@@ -18,7 +18,7 @@ public enum ExtensionBuildError: Error, Sendable, CustomStringConvertible {
         case .notFound(let path): "\(path) does not exist."
         case .noSwiftFiles(let paths): "No .swift files in \(paths.joined(separator: ", "))."
         case .duplicateFileName(let name): "Two source files are named \(name): Swift needs every file name in a module to be unique (Xcode does too)."
-        case .noServiceClass: "No class inherits from UNNotificationServiceExtension in these files, and no Info.plist names one (NSExtension > NSExtensionPrincipalClass). Pass --class NAME."
+        case .noServiceClass: "No class inherits from UNNotificationServiceExtension (or from a push SDK's extension class nse has a stand-in for) in these files, and no Info.plist names one (NSExtension > NSExtensionPrincipalClass). Pass --class NAME."
         case .severalServiceClasses(let names): "Several classes inherit from UNNotificationServiceExtension (\(names.joined(separator: ", "))): pass --class NAME, or give the Info.plist that names the principal class."
         case .classNotFound(let name): "The principal class \(name) is not declared in these files (as `class \(name)`)."
         case .unreadable(let path, let reason): "\(path) cannot be read: \(reason)"

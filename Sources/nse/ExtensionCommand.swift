@@ -10,7 +10,7 @@ struct ExtensionCommand: AsyncParsableCommand {
         discussion: """
             PATH is the extension target's folder (its .swift files and Info.plist, searched recursively) or single \
             files. They are compiled with nse's stand-ins for UserNotifications, FirebaseMessaging, os, UIKit, \
-            UniformTypeIdentifiers and Intents in a cached package (NSE_CACHE_DIR, else ~/.cache/nse), in Swift 5 \
+            UniformTypeIdentifiers, Intents and the push SDKs' extension modules (docs/sdks.md) in a cached package (NSE_CACHE_DIR, else ~/.cache/nse), in Swift 5 \
             mode as Xcode compiles app code; the first build takes minutes, a rerun on unchanged sources none. \
             Each payload runs in a process of its own. Exit status as for `nse process`: 0, 1 when verification \
             finds an error (a crash included), 2 for usage errors, unreadable files, or sources that do not compile.
@@ -23,7 +23,7 @@ struct ExtensionCommand: AsyncParsableCommand {
     @Option(name: .customLong("payload"), parsing: .upToNextOption, help: ArgumentHelp("Pushes to run: files or folders (as nse batch takes them).", valueName: "file"))
     var payloads: [String] = []
 
-    @Option(name: .customLong("class"), help: ArgumentHelp("The UNNotificationServiceExtension subclass to run (default: Info.plist's NSExtensionPrincipalClass, else the only one).", valueName: "name"))
+    @Option(name: .customLong("class"), help: ArgumentHelp("The UNNotificationServiceExtension subclass to run, directly or through an SDK's class (default: Info.plist's NSExtensionPrincipalClass, else the only one).", valueName: "name"))
     var className: String?
 
     @Option(help: ArgumentHelp("Copy this folder's contents into the app-group container before each run.", valueName: "dir"))
