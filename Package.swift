@@ -13,6 +13,8 @@ let package = Package(
             targets: [
                 "NSEHarness", "UserNotifications", "FirebaseMessaging",
                 "os", "OSLog", "UIKit", "UniformTypeIdentifiers", "Intents",
+                // The push SDKs' extension helpers (docs/sdks.md): one stand-in module per SDK.
+                "OneSignalExtension",
             ]
         ),
         .executable(name: "nse", targets: ["nse"]),
@@ -44,7 +46,15 @@ let package = Package(
         .target(name: "UIKit", dependencies: ["UserNotifications", "NSEKit"]),
         .target(name: "UniformTypeIdentifiers", dependencies: ["NSEKit"]),
         .target(name: "Intents", dependencies: ["UserNotifications", "NSEKit"]),
-        .target(name: "NSEHarness", dependencies: ["UserNotifications", "FirebaseMessaging", "NSEKit"]),
+        // The push SDKs' extension helpers, with the SDKs' own module and type names (docs/sdks.md).
+        .target(name: "OneSignalExtension", dependencies: ["UserNotifications", "NSEKit"]),
+        .target(
+            name: "NSEHarness",
+            dependencies: [
+                "UserNotifications", "FirebaseMessaging", "NSEKit",
+                "OneSignalExtension",
+            ]
+        ),
         .executableTarget(
             name: "nse",
             dependencies: [
@@ -72,10 +82,13 @@ let package = Package(
         // Runs the built `nse` executable as a user would.
         // Helpers the test targets share: the JUnit parser, comparing documented examples with real output.
         .target(name: "NSETestSupport", path: "Tests/NSETestSupport"),
-        .testTarget(name: "NSECommandTests", dependencies: ["nse", "NSEKit", "NSEMediaServer", "NSETestSupport"]),
+        .testTarget(name: "NSECommandTests", dependencies: ["nse", "NSEKit", "NSEHarness", "NSEMediaServer", "NSETestSupport"]),
         .testTarget(
             name: "NSEHarnessTests",
-            dependencies: ["UserNotifications", "FirebaseMessaging", "NSEHarness", "NSEKit", "NSEMediaServer", "CImageFixtures"]
+            dependencies: [
+                "UserNotifications", "FirebaseMessaging", "NSEHarness", "NSEKit", "NSEMediaServer", "CImageFixtures",
+                "OneSignalExtension",
+            ]
         ),
         // Extensions written as apps write them, compiled as Xcode compiles app code (Swift 5 mode), run by the
         // harness; and the framework stand-ins' own tests.
@@ -100,7 +113,16 @@ let package = Package(
         .testTarget(
             name: "ExampleExtensionTests",
             dependencies: ["UserNotifications", "FirebaseMessaging", "NSEHarness", "NSEKit", "NSEMediaServer"],
-            path: "samples/extension"
+            path: "samples/extension",
+            exclude: ["sdks"]
+        ),
+        // Each SDK's documented extension file, compiled unchanged (Swift 5 mode, as Xcode compiles app code) and
+        // run by the harness over that SDK's samples (samples/sdks/<name>).
+        .testTarget(
+            name: "OneSignalExtensionTests",
+            dependencies: ["UserNotifications", "OneSignalExtension", "NSEHarness", "NSEKit", "NSEMediaServer"],
+            path: "samples/extension/sdks/onesignal",
+            swiftSettings: [.swiftLanguageMode(.v5)]
         ),
     ],
     swiftLanguageModes: [.v6]

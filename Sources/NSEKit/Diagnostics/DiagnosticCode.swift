@@ -76,6 +76,21 @@ public enum DiagnosticCode: String, Sendable, Codable, CaseIterable {
     // Firebase's helper beyond the image.
     case firebaseDeliveryMetrics = "firebase.delivery-metrics"
 
+    // Which SDK's helper runs (SDK/SDKDetection.swift, `--sdk`).
+    case sdkDetectAmbiguous = "sdk.detect.ambiguous"
+    case sdkUnavailable = "sdk.unavailable"
+    case sdkExtensionMismatch = "sdk.extension-mismatch"
+
+    // OneSignal's helper (Sources/OneSignalExtension).
+    case sdkOneSignalAttachmentSkipped = "sdk.onesignal.attachment-skipped"
+    case sdkOneSignalUnsupportedType = "sdk.onesignal.unsupported-type"
+    case sdkOneSignalTooLarge = "sdk.onesignal.too-large"
+    case sdkOneSignalInvalidAttachments = "sdk.onesignal.invalid-attachments"
+    case sdkOneSignalBadge = "sdk.onesignal.badge"
+    case sdkOneSignalButtons = "sdk.onesignal.buttons"
+    case sdkOneSignalReceipt = "sdk.onesignal.receipt"
+    case sdkOneSignalAssumption = "sdk.onesignal.assumption"
+
     // The media the extension fetches and attaches.
     case mediaNone = "media.none"
     case mediaInvalidURL = "media.invalid-url"
