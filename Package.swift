@@ -13,6 +13,8 @@ let package = Package(
             targets: [
                 "NSEHarness", "UserNotifications", "FirebaseMessaging",
                 "os", "OSLog", "UIKit", "UniformTypeIdentifiers", "Intents",
+                // sdk-a: the push SDKs' extension helpers (issue 11).
+                "BrazeNotificationService",
             ]
         ),
         .executable(name: "nse", targets: ["nse"]),
@@ -44,7 +46,16 @@ let package = Package(
         .target(name: "UIKit", dependencies: ["UserNotifications", "NSEKit"]),
         .target(name: "UniformTypeIdentifiers", dependencies: ["NSEKit"]),
         .target(name: "Intents", dependencies: ["UserNotifications", "NSEKit"]),
-        .target(name: "NSEHarness", dependencies: ["UserNotifications", "FirebaseMessaging", "NSEKit"]),
+        // sdk-a: the push SDKs' service-extension helpers, under the SDKs' own module names (issue 11).
+        .target(name: "BrazeNotificationService", dependencies: ["UserNotifications", "NSEKit"]),
+        .target(
+            name: "NSEHarness",
+            dependencies: [
+                "UserNotifications", "FirebaseMessaging", "NSEKit",
+                // sdk-a
+                "BrazeNotificationService",
+            ]
+        ),
         .executableTarget(
             name: "nse",
             dependencies: [
@@ -75,7 +86,11 @@ let package = Package(
         .testTarget(name: "NSECommandTests", dependencies: ["nse", "NSEKit", "NSEMediaServer", "NSETestSupport"]),
         .testTarget(
             name: "NSEHarnessTests",
-            dependencies: ["UserNotifications", "FirebaseMessaging", "NSEHarness", "NSEKit", "NSEMediaServer", "CImageFixtures"]
+            dependencies: [
+                "UserNotifications", "FirebaseMessaging", "NSEHarness", "NSEKit", "NSEMediaServer", "CImageFixtures",
+                // sdk-a
+                "BrazeNotificationService",
+            ]
         ),
         // Extensions written as apps write them, compiled as Xcode compiles app code (Swift 5 mode), run by the
         // harness; and the framework stand-ins' own tests.
@@ -100,7 +115,16 @@ let package = Package(
         .testTarget(
             name: "ExampleExtensionTests",
             dependencies: ["UserNotifications", "FirebaseMessaging", "NSEHarness", "NSEKit", "NSEMediaServer"],
-            path: "samples/extension"
+            path: "samples/extension",
+            exclude: ["sdks"]
+        ),
+        // sdk-a: each SDK's documented extension file, compiled unchanged (Swift 5 mode, as Xcode compiles app
+        // code) and run by the harness over that SDK's samples.
+        .testTarget(
+            name: "BrazeExtensionTests",
+            dependencies: ["BrazeNotificationService", "NSEHarness", "NSEKit", "NSEMediaServer"],
+            path: "samples/extension/sdks/braze",
+            swiftSettings: [.swiftLanguageMode(.v5)]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -115,4 +115,10 @@ public enum DiagnosticCode: String, Sendable, Codable, CaseIterable {
     case androidImageCorrupt = "android.image-corrupt"
     case androidImageDecodeLimit = "android.image-decode-limit"
     case androidImageFirstFrame = "android.image-first-frame"
+
+    // sdk-a: the service-extension helpers of Braze, CleverTap, Iterable and Customer.io, each in its stand-in
+    // module (Sources/BrazeNotificationService, ...); docs/sdks.md says which rules were read in each SDK's source.
+    case sdkBrazeNotBraze = "sdk.braze.not-braze"
+    case sdkBrazeAttachmentKeys = "sdk.braze.attachment-keys"
+    case sdkBrazeOriginalContent = "sdk.braze.original-content"
 }

@@ -1,0 +1,19 @@
+import BrazeNotificationService
+import NSEKit
+
+/// `--sdk braze`: the extension Braze's documentation shows (an empty subclass of Braze's NotificationService),
+/// with the command line's content changes made to the request before Braze gets it.
+final class BrazeBuiltInService: BrazeNotificationService.NotificationService, @unchecked Sendable {
+    // Set once by `make`, before the harness hands the instance to its threads.
+    private var changes = ContentChanges()
+
+    static func make(_ changes: ContentChanges) -> BrazeBuiltInService {
+        let service = BrazeBuiltInService()
+        service.changes = changes
+        return service
+    }
+
+    override func didReceive(_ request: UNNotificationRequest, withContentHandler contentHandler: @escaping (UNNotificationContent) -> Void) {
+        super.didReceive(changes.applied(to: request), withContentHandler: contentHandler)
+    }
+}

@@ -1,0 +1,13 @@
+import NSEKit
+import UserNotifications
+
+/// The command line's built-in extension for each SDK: written as that SDK's documentation tells apps to write
+/// theirs, run by the same harness. sdk-core owns this file; the SDK branches each add their `case` lines.
+public enum BuiltInExtensions {
+    public static func make(_ sdk: PushSDK, changes: ContentChanges) -> UNNotificationServiceExtension? {
+        switch sdk {
+        case .braze: BrazeBuiltInService.make(changes)
+        default: nil
+        }
+    }
+}
