@@ -14,7 +14,7 @@ let package = Package(
                 "NSEHarness", "UserNotifications", "FirebaseMessaging",
                 "os", "OSLog", "UIKit", "UniformTypeIdentifiers", "Intents",
                 // sdk-a: the push SDKs' extension helpers (issue 11).
-                "BrazeNotificationService",
+                "BrazeNotificationService", "CTNotificationService", "CleverTapSDK",
             ]
         ),
         .executable(name: "nse", targets: ["nse"]),
@@ -48,12 +48,14 @@ let package = Package(
         .target(name: "Intents", dependencies: ["UserNotifications", "NSEKit"]),
         // sdk-a: the push SDKs' service-extension helpers, under the SDKs' own module names (issue 11).
         .target(name: "BrazeNotificationService", dependencies: ["UserNotifications", "NSEKit"]),
+        .target(name: "CTNotificationService", dependencies: ["UserNotifications", "NSEKit"]),
+        .target(name: "CleverTapSDK", dependencies: ["UserNotifications", "NSEKit"]),
         .target(
             name: "NSEHarness",
             dependencies: [
                 "UserNotifications", "FirebaseMessaging", "NSEKit",
                 // sdk-a
-                "BrazeNotificationService",
+                "BrazeNotificationService", "CTNotificationService", "CleverTapSDK",
             ]
         ),
         .executableTarget(
@@ -89,7 +91,7 @@ let package = Package(
             dependencies: [
                 "UserNotifications", "FirebaseMessaging", "NSEHarness", "NSEKit", "NSEMediaServer", "CImageFixtures",
                 // sdk-a
-                "BrazeNotificationService",
+                "BrazeNotificationService", "CTNotificationService", "CleverTapSDK",
             ]
         ),
         // Extensions written as apps write them, compiled as Xcode compiles app code (Swift 5 mode), run by the
@@ -124,6 +126,12 @@ let package = Package(
             name: "BrazeExtensionTests",
             dependencies: ["BrazeNotificationService", "NSEHarness", "NSEKit", "NSEMediaServer"],
             path: "samples/extension/sdks/braze",
+            swiftSettings: [.swiftLanguageMode(.v5)]
+        ),
+        .testTarget(
+            name: "CleverTapExtensionTests",
+            dependencies: ["CTNotificationService", "CleverTapSDK", "NSEHarness", "NSEKit", "NSEMediaServer"],
+            path: "samples/extension/sdks/clevertap",
             swiftSettings: [.swiftLanguageMode(.v5)]
         ),
     ],

@@ -7,6 +7,7 @@ public enum BuiltInExtensions {
     public static func make(_ sdk: PushSDK, changes: ContentChanges) -> UNNotificationServiceExtension? {
         switch sdk {
         case .braze: BrazeBuiltInService.make(changes)
+        case .clevertap: CleverTapBuiltInService.make(changes)
         default: nil
         }
     }

@@ -121,4 +121,7 @@ public enum DiagnosticCode: String, Sendable, Codable, CaseIterable {
     case sdkBrazeNotBraze = "sdk.braze.not-braze"
     case sdkBrazeAttachmentKeys = "sdk.braze.attachment-keys"
     case sdkBrazeOriginalContent = "sdk.braze.original-content"
+    case sdkCleverTapMediaKeys = "sdk.clevertap.media-keys"
+    case sdkCleverTapMediaType = "sdk.clevertap.media-type"
+    case sdkCleverTapEvent = "sdk.clevertap.event"
 }

@@ -49,6 +49,10 @@ struct BrazeExtensionTests {
         // The app's own extension also gets `extension.no-attachment` where nothing else is an error; the rest is
         // what `nse process --sdk braze` reports.
         let codes = Set(delivered.diagnostics.map(\.code.rawValue)).subtracting(["extension.no-attachment"])
-        #expect(codes == Set(expected.codes), "\(delivered.diagnostics)")
+        // A download still running when iOS ends the extension is stopped either by its own deadline
+        // (`media.timeout`) or by the end of the run, at the same instant: which one comes first is a race, so a
+        // time-out's expectation leaves that code out.
+        let compared = expected.outcome == .bestAttempt ? codes.subtracting(["media.timeout"]) : codes
+        #expect(compared == Set(expected.codes), "\(delivered.diagnostics)")
     }
 }

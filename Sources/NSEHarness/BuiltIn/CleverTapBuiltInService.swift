@@ -1,0 +1,20 @@
+import CTNotificationService
+import NSEKit
+
+/// `--sdk clevertap`: the extension CTNotificationService's README shows (a subclass of
+/// `CTNotificationServiceExtension` that calls `super.didReceive`), with the command line's content changes made to
+/// the request before CleverTap gets it.
+final class CleverTapBuiltInService: CTNotificationServiceExtension, @unchecked Sendable {
+    // Set once by `make`, before the harness hands the instance to its threads.
+    private var changes = ContentChanges()
+
+    static func make(_ changes: ContentChanges) -> CleverTapBuiltInService {
+        let service = CleverTapBuiltInService()
+        service.changes = changes
+        return service
+    }
+
+    override func didReceive(_ request: UNNotificationRequest, withContentHandler contentHandler: @escaping (UNNotificationContent) -> Void) {
+        super.didReceive(changes.applied(to: request), withContentHandler: contentHandler)
+    }
+}
