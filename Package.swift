@@ -14,7 +14,7 @@ let package = Package(
                 "NSEHarness", "UserNotifications", "FirebaseMessaging",
                 "os", "OSLog", "UIKit", "UniformTypeIdentifiers", "Intents",
                 // sdk-a: the push SDKs' extension helpers (issue 11).
-                "BrazeNotificationService", "CTNotificationService", "CleverTapSDK",
+                "BrazeNotificationService", "CTNotificationService", "CleverTapSDK", "IterableAppExtensions",
             ]
         ),
         .executable(name: "nse", targets: ["nse"]),
@@ -50,12 +50,13 @@ let package = Package(
         .target(name: "BrazeNotificationService", dependencies: ["UserNotifications", "NSEKit"]),
         .target(name: "CTNotificationService", dependencies: ["UserNotifications", "NSEKit"]),
         .target(name: "CleverTapSDK", dependencies: ["UserNotifications", "NSEKit"]),
+        .target(name: "IterableAppExtensions", dependencies: ["UserNotifications", "NSEKit"]),
         .target(
             name: "NSEHarness",
             dependencies: [
                 "UserNotifications", "FirebaseMessaging", "NSEKit",
                 // sdk-a
-                "BrazeNotificationService", "CTNotificationService", "CleverTapSDK",
+                "BrazeNotificationService", "CTNotificationService", "CleverTapSDK", "IterableAppExtensions",
             ]
         ),
         .executableTarget(
@@ -91,7 +92,7 @@ let package = Package(
             dependencies: [
                 "UserNotifications", "FirebaseMessaging", "NSEHarness", "NSEKit", "NSEMediaServer", "CImageFixtures",
                 // sdk-a
-                "BrazeNotificationService", "CTNotificationService", "CleverTapSDK",
+                "BrazeNotificationService", "CTNotificationService", "CleverTapSDK", "IterableAppExtensions",
             ]
         ),
         // Extensions written as apps write them, compiled as Xcode compiles app code (Swift 5 mode), run by the
@@ -132,6 +133,12 @@ let package = Package(
             name: "CleverTapExtensionTests",
             dependencies: ["CTNotificationService", "CleverTapSDK", "NSEHarness", "NSEKit", "NSEMediaServer"],
             path: "samples/extension/sdks/clevertap",
+            swiftSettings: [.swiftLanguageMode(.v5)]
+        ),
+        .testTarget(
+            name: "IterableExtensionTests",
+            dependencies: ["IterableAppExtensions", "NSEHarness", "NSEKit", "NSEMediaServer"],
+            path: "samples/extension/sdks/iterable",
             swiftSettings: [.swiftLanguageMode(.v5)]
         ),
     ],

@@ -286,4 +286,14 @@ package final class ExtensionEnvironment: @unchecked Sendable {
         try? FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         return folder
     }
+
+    // MARK: The app's notification categories (UNNotificationCategory.swift)
+
+    private var registeredCategories: Set<UNNotificationCategory> = []
+
+    /// The categories the extension registered during this run (an SDK's action buttons); none at the start.
+    package var notificationCategories: Set<UNNotificationCategory> {
+        get { lock.withLock { registeredCategories } }
+        set { lock.withLock { registeredCategories = newValue } }
+    }
 }

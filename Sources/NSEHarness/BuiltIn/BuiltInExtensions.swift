@@ -8,6 +8,7 @@ public enum BuiltInExtensions {
         switch sdk {
         case .braze: BrazeBuiltInService.make(changes)
         case .clevertap: CleverTapBuiltInService.make(changes)
+        case .iterable: IterableBuiltInService.make(changes)
         default: nil
         }
     }

@@ -124,4 +124,8 @@ public enum DiagnosticCode: String, Sendable, Codable, CaseIterable {
     case sdkCleverTapMediaKeys = "sdk.clevertap.media-keys"
     case sdkCleverTapMediaType = "sdk.clevertap.media-type"
     case sdkCleverTapEvent = "sdk.clevertap.event"
+    case sdkIterableNotIterable = "sdk.iterable.not-iterable"
+    case sdkIterableAttachmentURL = "sdk.iterable.attachment-url"
+    case sdkIterableCategory = "sdk.iterable.category"
+    case sdkIterableActionButton = "sdk.iterable.action-button"
 }

@@ -1,0 +1,20 @@
+import IterableAppExtensions
+import NSEKit
+
+/// `--sdk iterable`: the extension Iterable documents (a subclass of `ITBNotificationServiceExtension`; the
+/// documented one is empty), with the command line's content changes made to
+/// the request before Iterable gets it.
+final class IterableBuiltInService: ITBNotificationServiceExtension, @unchecked Sendable {
+    // Set once by `make`, before the harness hands the instance to its threads.
+    private var changes = ContentChanges()
+
+    static func make(_ changes: ContentChanges) -> IterableBuiltInService {
+        let service = IterableBuiltInService()
+        service.changes = changes
+        return service
+    }
+
+    override func didReceive(_ request: UNNotificationRequest, withContentHandler contentHandler: @escaping (UNNotificationContent) -> Void) {
+        super.didReceive(changes.applied(to: request), withContentHandler: contentHandler)
+    }
+}
