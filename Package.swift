@@ -15,6 +15,7 @@ let package = Package(
                 "os", "OSLog", "UIKit", "UniformTypeIdentifiers", "Intents",
                 // sdk-a: the push SDKs' extension helpers (issue 11).
                 "BrazeNotificationService", "CTNotificationService", "CleverTapSDK", "IterableAppExtensions",
+                "CioInternalCommon", "CioMessagingPush", "CioMessagingPushAPN",
             ]
         ),
         .executable(name: "nse", targets: ["nse"]),
@@ -51,12 +52,16 @@ let package = Package(
         .target(name: "CTNotificationService", dependencies: ["UserNotifications", "NSEKit"]),
         .target(name: "CleverTapSDK", dependencies: ["UserNotifications", "NSEKit"]),
         .target(name: "IterableAppExtensions", dependencies: ["UserNotifications", "NSEKit"]),
+        .target(name: "CioInternalCommon"),
+        .target(name: "CioMessagingPush", dependencies: ["CioInternalCommon", "UserNotifications", "NSEKit"]),
+        .target(name: "CioMessagingPushAPN", dependencies: ["CioMessagingPush", "CioInternalCommon", "UserNotifications"]),
         .target(
             name: "NSEHarness",
             dependencies: [
                 "UserNotifications", "FirebaseMessaging", "NSEKit",
                 // sdk-a
                 "BrazeNotificationService", "CTNotificationService", "CleverTapSDK", "IterableAppExtensions",
+                "CioInternalCommon", "CioMessagingPush", "CioMessagingPushAPN",
             ]
         ),
         .executableTarget(
@@ -93,6 +98,7 @@ let package = Package(
                 "UserNotifications", "FirebaseMessaging", "NSEHarness", "NSEKit", "NSEMediaServer", "CImageFixtures",
                 // sdk-a
                 "BrazeNotificationService", "CTNotificationService", "CleverTapSDK", "IterableAppExtensions",
+                "CioInternalCommon", "CioMessagingPush", "CioMessagingPushAPN",
             ]
         ),
         // Extensions written as apps write them, compiled as Xcode compiles app code (Swift 5 mode), run by the
@@ -139,6 +145,12 @@ let package = Package(
             name: "IterableExtensionTests",
             dependencies: ["IterableAppExtensions", "NSEHarness", "NSEKit", "NSEMediaServer"],
             path: "samples/extension/sdks/iterable",
+            swiftSettings: [.swiftLanguageMode(.v5)]
+        ),
+        .testTarget(
+            name: "CustomerIOExtensionTests",
+            dependencies: ["CioMessagingPushAPN", "CioMessagingPush", "CioInternalCommon", "NSEHarness", "NSEKit", "NSEMediaServer"],
+            path: "samples/extension/sdks/customerio",
             swiftSettings: [.swiftLanguageMode(.v5)]
         ),
     ],

@@ -296,4 +296,23 @@ package final class ExtensionEnvironment: @unchecked Sendable {
         get { lock.withLock { registeredCategories } }
         set { lock.withLock { registeredCategories = newValue } }
     }
+
+    // MARK: What an SDK stand-in keeps for one run
+
+    private var standInValues: [String: any Sendable] = [:]
+
+    /// A value an SDK stand-in keeps for this run only (Customer.io's configuration and pushes in progress): one run's
+    /// state must not reach the runs of tests going on in parallel, as a process-wide singleton would.
+    package func standInValue<Value: Sendable>(_ key: String, as type: Value.Type = Value.self) -> Value? {
+        lock.withLock { standInValues[key] as? Value }
+    }
+
+    /// Changes the value under `key` atomically; `change` runs with the lock held, so it must not call back.
+    package func updateStandInValue<Value: Sendable, Result>(_ key: String, default value: Value, _ change: (inout Value) -> Result) -> Result {
+        lock.withLock {
+            var current = standInValues[key] as? Value ?? value
+            defer { standInValues[key] = current }
+            return change(&current)
+        }
+    }
 }

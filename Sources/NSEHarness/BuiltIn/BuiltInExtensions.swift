@@ -9,6 +9,7 @@ public enum BuiltInExtensions {
         case .braze: BrazeBuiltInService.make(changes)
         case .clevertap: CleverTapBuiltInService.make(changes)
         case .iterable: IterableBuiltInService.make(changes)
+        case .customerio: CustomerIOBuiltInService.make(changes)
         default: nil
         }
     }

@@ -128,4 +128,8 @@ public enum DiagnosticCode: String, Sendable, Codable, CaseIterable {
     case sdkIterableAttachmentURL = "sdk.iterable.attachment-url"
     case sdkIterableCategory = "sdk.iterable.category"
     case sdkIterableActionButton = "sdk.iterable.action-button"
+    case sdkCustomerIONotInitialized = "sdk.customerio.not-initialized"
+    case sdkCustomerIONotCIO = "sdk.customerio.not-cio"
+    case sdkCustomerIODeliveryMetric = "sdk.customerio.delivery-metric"
+    case sdkCustomerIOOriginalContent = "sdk.customerio.original-content"
 }

@@ -21,7 +21,7 @@ struct SDKSampleTests {
         .appendingPathComponent("samples")
 
     /// The SDKs of this branch whose samples are in the repository.
-    static let sdks: [PushSDK] = [.braze, .clevertap, .iterable]
+    static let sdks: [PushSDK] = [.braze, .clevertap, .iterable, .customerio]
 
     static func expectations(_ sdk: PushSDK) throws -> [String: Expectation] {
         let file = root.appendingPathComponent("sdks/\(sdk.rawValue)/expected.json")
