@@ -272,6 +272,17 @@ package final class ExtensionEnvironment: @unchecked Sendable {
         return folder
     }
 
+    // MARK: The app's notification categories
+
+    private var categories: Set<UNNotificationCategory> = []
+
+    /// What `UNUserNotificationCenter.setNotificationCategories(_:)` last registered in this run (empty at first:
+    /// the emulated app has registered none).
+    package var notificationCategories: Set<UNNotificationCategory> {
+        get { lock.withLock { categories } }
+        set { lock.withLock { categories = newValue } }
+    }
+
     private var workFoldersHandedOut = 0
 
     /// A folder of its own for one helper call's files: the run's working folder for the first call (the usual
@@ -285,16 +296,6 @@ package final class ExtensionEnvironment: @unchecked Sendable {
         let folder = context.workDirectory.appendingPathComponent(UUID().uuidString)
         try? FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         return folder
-    }
-
-    // MARK: The app's notification categories (UNNotificationCategory.swift)
-
-    private var registeredCategories: Set<UNNotificationCategory> = []
-
-    /// The categories the extension registered during this run (an SDK's action buttons); none at the start.
-    package var notificationCategories: Set<UNNotificationCategory> {
-        get { lock.withLock { registeredCategories } }
-        set { lock.withLock { registeredCategories = newValue } }
     }
 
     // MARK: What an SDK stand-in keeps for one run

@@ -54,7 +54,9 @@ open class UNNotificationAction: NSObject, @unchecked Sendable {
         super.init()
     }
 
-    /// How the run's log and findings name the button: `"Buy now" (buy, foreground)`.
+    open override var description: String { "\"\(title)\" (\(identifier))" }
+
+    /// How findings name the button with what it does: `"Buy now" (buy, opens the app)`.
     package var summary: String {
         var traits: [String] = [identifier]
         if options.contains(.foreground) { traits.append("opens the app") }
@@ -133,10 +135,11 @@ extension UNUserNotificationCenter {
         StandInRun.environment?.notificationCategories ?? []
     }
 
-    /// Replaces the app's categories for the rest of the run; logged to the run.
+    /// Registers the app's categories for this run (replacing the previous set, as on iOS); logged to the run.
     public func setNotificationCategories(_ categories: Set<UNNotificationCategory>) {
         StandInRun.environment?.notificationCategories = categories
-        let described = categories.sorted { $0.identifier < $1.identifier }.map(\.summary).joined(separator: "; ")
-        StandInRun.log(.info, "setNotificationCategories: \(described)", source: "UNUserNotificationCenter", subsystem: "com.apple.usernotifications", category: "categories")
+        let described = categories.sorted { $0.identifier < $1.identifier }
+            .map { "\"\($0.identifier)\" [\($0.actions.map(\.title).joined(separator: ", "))]" }
+        StandInRun.log(.info, "setNotificationCategories(\(described.joined(separator: "; ")))", source: "UNUserNotificationCenter", subsystem: "com.apple.usernotifications", category: "categories")
     }
 }

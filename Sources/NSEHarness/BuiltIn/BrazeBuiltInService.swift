@@ -4,13 +4,17 @@ import NSEKit
 /// `--sdk braze`: the extension Braze's documentation shows (an empty subclass of Braze's NotificationService),
 /// with the command line's content changes made to the request before Braze gets it.
 final class BrazeBuiltInService: BrazeNotificationService.NotificationService, @unchecked Sendable {
-    // Set once by `make`, before the harness hands the instance to its threads.
-    private var changes = ContentChanges()
+    // Set at creation, before the harness hands the instance to its threads.
+    private let changes: ContentChanges
 
-    static func make(_ changes: ContentChanges) -> BrazeBuiltInService {
-        let service = BrazeBuiltInService()
-        service.changes = changes
-        return service
+    init(changes: ContentChanges) {
+        self.changes = changes
+        super.init()
+    }
+
+    required init() {
+        changes = ContentChanges()
+        super.init()
     }
 
     override func didReceive(_ request: UNNotificationRequest, withContentHandler contentHandler: @escaping (UNNotificationContent) -> Void) {

@@ -6,10 +6,10 @@ import UserNotifications
 public enum BuiltInExtensions {
     public static func make(_ sdk: PushSDK, changes: ContentChanges) -> UNNotificationServiceExtension? {
         switch sdk {
-        case .braze: BrazeBuiltInService.make(changes)
-        case .clevertap: CleverTapBuiltInService.make(changes)
-        case .iterable: IterableBuiltInService.make(changes)
-        case .customerio: CustomerIOBuiltInService.make(changes)
+        case .braze: BrazeBuiltInService(changes: changes)
+        case .clevertap: CleverTapBuiltInService(changes: changes)
+        case .iterable: IterableBuiltInService(changes: changes)
+        case .customerio: CustomerIOBuiltInService(changes: changes)
         default: nil
         }
     }

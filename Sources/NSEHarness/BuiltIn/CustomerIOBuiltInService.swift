@@ -6,13 +6,17 @@ import NSEKit
 /// changes made to the request first. Like the documented file it ignores `didReceive`'s result, so a push that is
 /// not Customer.io's is never delivered by the extension.
 final class CustomerIOBuiltInService: UNNotificationServiceExtension, @unchecked Sendable {
-    // Set once by `make`, before the harness hands the instance to its threads.
-    private var changes = ContentChanges()
+    // Set at creation, before the harness hands the instance to its threads.
+    private let changes: ContentChanges
 
-    static func make(_ changes: ContentChanges) -> CustomerIOBuiltInService {
-        let service = CustomerIOBuiltInService()
-        service.changes = changes
-        return service
+    init(changes: ContentChanges) {
+        self.changes = changes
+        super.init()
+    }
+
+    required init() {
+        changes = ContentChanges()
+        super.init()
     }
 
     override func didReceive(_ request: UNNotificationRequest, withContentHandler contentHandler: @escaping (UNNotificationContent) -> Void) {

@@ -5,13 +5,17 @@ import NSEKit
 /// documented one is empty), with the command line's content changes made to
 /// the request before Iterable gets it.
 final class IterableBuiltInService: ITBNotificationServiceExtension, @unchecked Sendable {
-    // Set once by `make`, before the harness hands the instance to its threads.
-    private var changes = ContentChanges()
+    // Set at creation, before the harness hands the instance to its threads.
+    private let changes: ContentChanges
 
-    static func make(_ changes: ContentChanges) -> IterableBuiltInService {
-        let service = IterableBuiltInService()
-        service.changes = changes
-        return service
+    init(changes: ContentChanges) {
+        self.changes = changes
+        super.init()
+    }
+
+    required init() {
+        changes = ContentChanges()
+        super.init()
     }
 
     override func didReceive(_ request: UNNotificationRequest, withContentHandler contentHandler: @escaping (UNNotificationContent) -> Void) {

@@ -47,7 +47,7 @@ struct IterableTests {
         #expect(category.message.contains(#""Not interested" (dismiss, destructive)"#))
         #expect(category.message.contains(#""Reply" (reply, needs unlock, text input)"#))
         #expect(delivered.diagnostics.first(.sdkIterableActionButton)?.severity == .warning)
-        #expect(delivered.activity.log.contains { $0.message.hasPrefix("setNotificationCategories: \"msg-42\"") })
+        #expect(delivered.activity.log.contains { $0.message == #"setNotificationCategories("msg-42" [Buy now, Not interested, Reply])"# })
         #expect(delivered.activity.handlerCalls.count == 1)
     }
 
