@@ -4,25 +4,22 @@ import NSEKit
 import NSEMediaServer
 import Testing
 
-/// One payload carrying Braze's, CleverTap's, Iterable's and Customer.io's keys, all pointing at the same
-/// extensionless PNG served as application/octet-stream: what a team migrating between them must know, as
-/// `--sdk all` shows it side by side.
+/// One payload (samples/sdks/compare/extensionless-png.json) carrying Braze's, CleverTap's, Iterable's and
+/// Customer.io's keys, all pointing at the same extensionless PNG served as application/octet-stream: what a team
+/// migrating between them must know, as `--sdk all` shows it side by side.
 @Suite(.timeLimit(.minutes(1)))
 struct SDKDisagreementTests {
-    static let payload = SDKTestBench.payload(#"""
-        "ab": {"att": {"url": "https://media.example.com/img/banner", "type": "jpg"}},
-        "ct_mediaUrl": "https://media.example.com/img/banner", "ct_mediaType": "image",
-        "itbl": {"messageId": "msg-1", "attachment-url": "https://media.example.com/img/banner"},
-        "CIO": {"push": {"image": "https://media.example.com/img/banner"}},
-        "CIO-Delivery-ID": "RPILAgUBcRhIBqSfeiIwdIYJKxTY", "CIO-Delivery-Token": "9f3c2b7e41d8a6f0"
-        """#)
+    static let payload = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("samples/sdks/compare/extensionless-png.json")
 
     @Test func theHelpersDisagreeOnAnExtensionlessPNG() async throws {
-        let bench = try SDKTestBench(["/img/banner": .ok(try SDKTestBench.bytes("new-arrivals.png"), contentType: "application/octet-stream")])
+        // samples/media serves `arrivals` (a PNG without extension) as application/octet-stream.
+        let bench = try SDKTestBench(["/img/arrivals": .ok(try SDKTestBench.bytes("arrivals"), contentType: "application/octet-stream")])
         var shown: [PushSDK: Bool] = [:]
         var codes: [PushSDK: Set<String>] = [:]
         for sdk in [PushSDK.braze, .clevertap, .iterable, .customerio] {
-            let result = try await bench.runBuiltIn(sdk, Self.payload)
+            let result = try await bench.runBuiltIn(sdk, String(decoding: try Data(contentsOf: Self.payload), as: UTF8.self))
             shown[sdk] = result.imageShown
             codes[sdk] = result.diagnostics.codes
         }
