@@ -15,6 +15,8 @@ let package = Package(
                 "os", "OSLog", "UIKit", "UniformTypeIdentifiers", "Intents",
                 // The push SDKs' extension helpers (docs/sdks.md): one stand-in module per SDK.
                 "OneSignalExtension",
+                "BrazeNotificationService", "CTNotificationService", "CleverTapSDK", "IterableAppExtensions",
+                "CioInternalCommon", "CioMessagingPush", "CioMessagingPushAPN",
             ]
         ),
         .executable(name: "nse", targets: ["nse"]),
@@ -48,11 +50,20 @@ let package = Package(
         .target(name: "Intents", dependencies: ["UserNotifications", "NSEKit"]),
         // The push SDKs' extension helpers, with the SDKs' own module and type names (docs/sdks.md).
         .target(name: "OneSignalExtension", dependencies: ["UserNotifications", "NSEKit"]),
+        .target(name: "BrazeNotificationService", dependencies: ["UserNotifications", "NSEKit"]),
+        .target(name: "CTNotificationService", dependencies: ["UserNotifications", "NSEKit"]),
+        .target(name: "CleverTapSDK", dependencies: ["UserNotifications", "NSEKit"]),
+        .target(name: "IterableAppExtensions", dependencies: ["UserNotifications", "NSEKit"]),
+        .target(name: "CioInternalCommon"),
+        .target(name: "CioMessagingPush", dependencies: ["CioInternalCommon", "UserNotifications", "NSEKit"]),
+        .target(name: "CioMessagingPushAPN", dependencies: ["CioMessagingPush", "CioInternalCommon", "UserNotifications"]),
         .target(
             name: "NSEHarness",
             dependencies: [
                 "UserNotifications", "FirebaseMessaging", "NSEKit",
                 "OneSignalExtension",
+                "BrazeNotificationService", "CTNotificationService", "CleverTapSDK", "IterableAppExtensions",
+                "CioInternalCommon", "CioMessagingPush", "CioMessagingPushAPN",
             ]
         ),
         .executableTarget(
@@ -88,6 +99,8 @@ let package = Package(
             dependencies: [
                 "UserNotifications", "FirebaseMessaging", "NSEHarness", "NSEKit", "NSEMediaServer", "CImageFixtures",
                 "OneSignalExtension",
+                "BrazeNotificationService", "CTNotificationService", "CleverTapSDK", "IterableAppExtensions",
+                "CioInternalCommon", "CioMessagingPush", "CioMessagingPushAPN",
             ]
         ),
         // Extensions written as apps write them, compiled as Xcode compiles app code (Swift 5 mode), run by the
@@ -122,6 +135,30 @@ let package = Package(
             name: "OneSignalExtensionTests",
             dependencies: ["UserNotifications", "OneSignalExtension", "NSEHarness", "NSEKit", "NSEMediaServer"],
             path: "samples/extension/sdks/onesignal",
+            swiftSettings: [.swiftLanguageMode(.v5)]
+        ),
+        .testTarget(
+            name: "BrazeExtensionTests",
+            dependencies: ["BrazeNotificationService", "NSEHarness", "NSEKit", "NSEMediaServer"],
+            path: "samples/extension/sdks/braze",
+            swiftSettings: [.swiftLanguageMode(.v5)]
+        ),
+        .testTarget(
+            name: "CleverTapExtensionTests",
+            dependencies: ["CTNotificationService", "CleverTapSDK", "NSEHarness", "NSEKit", "NSEMediaServer"],
+            path: "samples/extension/sdks/clevertap",
+            swiftSettings: [.swiftLanguageMode(.v5)]
+        ),
+        .testTarget(
+            name: "IterableExtensionTests",
+            dependencies: ["IterableAppExtensions", "NSEHarness", "NSEKit", "NSEMediaServer"],
+            path: "samples/extension/sdks/iterable",
+            swiftSettings: [.swiftLanguageMode(.v5)]
+        ),
+        .testTarget(
+            name: "CustomerIOExtensionTests",
+            dependencies: ["CioMessagingPushAPN", "CioMessagingPush", "CioInternalCommon", "NSEHarness", "NSEKit", "NSEMediaServer"],
+            path: "samples/extension/sdks/customerio",
             swiftSettings: [.swiftLanguageMode(.v5)]
         ),
     ],

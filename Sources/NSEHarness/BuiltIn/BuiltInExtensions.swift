@@ -9,6 +9,10 @@ public enum BuiltInExtensions {
         switch sdk {
         case .firebase: return FirebaseBuiltInService(changes: changes)
         case .onesignal: return OneSignalBuiltInService(changes: changes)
+        case .braze: return BrazeBuiltInService(changes: changes)
+        case .clevertap: return CleverTapBuiltInService(changes: changes)
+        case .iterable: return IterableBuiltInService(changes: changes)
+        case .customerio: return CustomerIOBuiltInService(changes: changes)
         default: return nil
         }
     }

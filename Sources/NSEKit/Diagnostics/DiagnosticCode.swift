@@ -130,4 +130,21 @@ public enum DiagnosticCode: String, Sendable, Codable, CaseIterable {
     case androidImageCorrupt = "android.image-corrupt"
     case androidImageDecodeLimit = "android.image-decode-limit"
     case androidImageFirstFrame = "android.image-first-frame"
+
+    // sdk-a: the service-extension helpers of Braze, CleverTap, Iterable and Customer.io, each in its stand-in
+    // module (Sources/BrazeNotificationService, ...); docs/sdks.md says which rules were read in each SDK's source.
+    case sdkBrazeNotBraze = "sdk.braze.not-braze"
+    case sdkBrazeAttachmentKeys = "sdk.braze.attachment-keys"
+    case sdkBrazeOriginalContent = "sdk.braze.original-content"
+    case sdkCleverTapMediaKeys = "sdk.clevertap.media-keys"
+    case sdkCleverTapMediaType = "sdk.clevertap.media-type"
+    case sdkCleverTapEvent = "sdk.clevertap.event"
+    case sdkIterableNotIterable = "sdk.iterable.not-iterable"
+    case sdkIterableAttachmentURL = "sdk.iterable.attachment-url"
+    case sdkIterableCategory = "sdk.iterable.category"
+    case sdkIterableActionButton = "sdk.iterable.action-button"
+    case sdkCustomerIONotInitialized = "sdk.customerio.not-initialized"
+    case sdkCustomerIONotCIO = "sdk.customerio.not-cio"
+    case sdkCustomerIODeliveryMetric = "sdk.customerio.delivery-metric"
+    case sdkCustomerIOOriginalContent = "sdk.customerio.original-content"
 }
