@@ -13,6 +13,8 @@ let package = Package(
             targets: [
                 "NSEHarness", "UserNotifications", "FirebaseMessaging",
                 "os", "OSLog", "UIKit", "UniformTypeIdentifiers", "Intents",
+                // Other push SDKs' extension helpers (issue 11), under their own module names.
+                "Mixpanel",
             ]
         ),
         .executable(name: "nse", targets: ["nse"]),
@@ -44,7 +46,12 @@ let package = Package(
         .target(name: "UIKit", dependencies: ["UserNotifications", "NSEKit"]),
         .target(name: "UniformTypeIdentifiers", dependencies: ["NSEKit"]),
         .target(name: "Intents", dependencies: ["UserNotifications", "NSEKit"]),
-        .target(name: "NSEHarness", dependencies: ["UserNotifications", "FirebaseMessaging", "NSEKit"]),
+        // Stand-ins for other push SDKs' extension helpers, with the SDKs' module and type names (docs/sdks.md).
+        .target(name: "Mixpanel", dependencies: ["UserNotifications", "NSEKit"]),
+        .target(name: "NSEHarness", dependencies: [
+            "UserNotifications", "FirebaseMessaging", "NSEKit",
+            "Mixpanel",
+        ]),
         .executableTarget(
             name: "nse",
             dependencies: [
@@ -75,7 +82,10 @@ let package = Package(
         .testTarget(name: "NSECommandTests", dependencies: ["nse", "NSEKit", "NSEMediaServer", "NSETestSupport"]),
         .testTarget(
             name: "NSEHarnessTests",
-            dependencies: ["UserNotifications", "FirebaseMessaging", "NSEHarness", "NSEKit", "NSEMediaServer", "CImageFixtures"]
+            dependencies: [
+                "UserNotifications", "FirebaseMessaging", "NSEHarness", "NSEKit", "NSEMediaServer", "CImageFixtures",
+                "Mixpanel", "SDKTestSupport",
+            ]
         ),
         // Extensions written as apps write them, compiled as Xcode compiles app code (Swift 5 mode), run by the
         // harness; and the framework stand-ins' own tests.
@@ -100,7 +110,22 @@ let package = Package(
         .testTarget(
             name: "ExampleExtensionTests",
             dependencies: ["UserNotifications", "FirebaseMessaging", "NSEHarness", "NSEKit", "NSEMediaServer"],
-            path: "samples/extension"
+            path: "samples/extension",
+            exclude: ["sdks"]
+        ),
+        // The SDK samples (samples/sdks) and the command line's path for `--sdk`, shared by the SDK tests.
+        .target(
+            name: "SDKTestSupport",
+            dependencies: ["NSEHarness", "NSEKit", "NSEMediaServer", "UserNotifications"],
+            path: "Tests/SDKTestSupport"
+        ),
+        // Each SDK's documented extension file, compiled unchanged (Swift 5 mode, as Xcode compiles app code) and
+        // run by the harness over that SDK's samples.
+        .testTarget(
+            name: "MixpanelExtensionTests",
+            dependencies: ["NSEHarness", "NSEKit", "Mixpanel", "SDKTestSupport"],
+            path: "samples/extension/sdks/mixpanel",
+            swiftSettings: [.swiftLanguageMode(.v5)]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -55,6 +55,8 @@ public struct HarnessRunner: ExtensionRunner {
             identifier: UUID().uuidString, content: UNNotificationContent(state.original, environment: environment),
             trigger: UNPushNotificationTrigger())
         let handler = ContentHandlerRecorder()
+        // A crash (an SDK stand-in reaching code that raises on a device) ends the wait at once.
+        environment.onCrash { handler.noteCrash() }
         // Made with the run current, so a session the extension makes in its initializer belongs to the run.
         let instance = Unshared(environment.withCurrent { makeExtension() })
         let memory = ProcessMemoryWatch(memoryMeasurement)
@@ -68,7 +70,7 @@ public struct HarnessRunner: ExtensionRunner {
         }
         // The budget is kept by a thread of its own, so a busy cooperative pool cannot delay the expiry call.
         startThread("nse.serviceExtensionTimeWillExpire") {
-            guard !handler.waitBlocking(until: deadline) else { return }
+            guard !handler.waitBlocking(until: deadline), !handler.hasCrashed else { return }
             environment.withCurrent { instance.value.serviceExtensionTimeWillExpire() }
         }
         // Calls are judged by when they happened, not by when this task gets to look.
@@ -79,6 +81,14 @@ public struct HarnessRunner: ExtensionRunner {
         // made later never reach it, however late this task looks at them.
         let end = min(deadline, firstCall ?? deadline) + expiryGrace
         environment.lifetimeEnd = end
+        if environment.crashed {
+            // The process is gone: nothing it started finishes, and iOS shows the original content.
+            environment.endRun()
+            state.diagnostics += environment.diagnostics
+            state.mediaRequested = environment.mediaRequested
+            if reportsActivity { state.activity = environment.activity }
+            return .neverDelivered
+        }
         if expired {
             // Let helpers that gave up at the same deadline record why, before their findings are read.
             await environment.waitForHelpers(until: end)
@@ -207,6 +217,8 @@ final class ContentHandlerRecorder: @unchecked Sendable {
     /// waiting task runs.
     private var callTimes: [(at: ContinuousClock.Instant, thread: String)] = []
     private var returned = false
+    /// The extension's process crashed: no call will come.
+    private var crashed = false
     /// Woken (with false: look again) on every event.
     private var waiters: [CheckedContinuation<Bool, Never>] = []
 
@@ -223,6 +235,17 @@ final class ContentHandlerRecorder: @unchecked Sendable {
         }
         resumed.forEach { $0.resume(returning: false) }
     }
+
+    func noteCrash() {
+        let resumed = lock.withLock {
+            crashed = true
+            lock.broadcast()
+            return takeWaiters()
+        }
+        resumed.forEach { $0.resume(returning: false) }
+    }
+
+    var hasCrashed: Bool { lock.withLock { crashed } }
 
     func noteDidReceiveReturned() {
         let resumed = lock.withLock {
@@ -253,7 +276,7 @@ final class ContentHandlerRecorder: @unchecked Sendable {
     func waitBlocking(until deadline: ContinuousClock.Instant) -> Bool {
         lock.lock()
         defer { lock.unlock() }
-        while callTimes.isEmpty {
+        while callTimes.isEmpty && !crashed {
             let remaining = ContinuousClock.now.duration(to: deadline)
             guard remaining > .zero else { break }
             _ = lock.wait(until: Date(timeIntervalSinceNow: remaining.milliseconds / 1000))
@@ -263,7 +286,7 @@ final class ContentHandlerRecorder: @unchecked Sendable {
 
     /// The first content handed over by `deadline`, waiting until then at most.
     func waitForFirst(until deadline: ContinuousClock.Instant) async -> UNNotificationContent? {
-        await wait(until: deadline) { $0.first != nil }
+        await wait(until: deadline) { $0.first != nil || $0.crashed }
         return lock.withLock {
             guard let firstAt = callTimes.first?.at, firstAt <= deadline else { return nil }
             return first

@@ -76,6 +76,27 @@ public enum DiagnosticCode: String, Sendable, Codable, CaseIterable {
     // Firebase's helper beyond the image.
     case firebaseDeliveryMetrics = "firebase.delivery-metrics"
 
+    // The helpers of Mixpanel, Airship, Pushwoosh, Batch and Notificare (their stand-in modules; docs/sdks.md).
+    case sdkMixpanelNotMixpanel = "sdk.mixpanel.not-mixpanel"
+    case sdkMixpanelTracking = "sdk.mixpanel.tracking"
+    case sdkMixpanelButtons = "sdk.mixpanel.buttons"
+    case sdkMixpanelCrash = "sdk.mixpanel.crash"
+    case sdkAirshipPayload = "sdk.airship.payload"
+    case sdkAirshipFailure = "sdk.airship.failure"
+    case sdkAirshipExpired = "sdk.airship.expired"
+    case sdkAirshipTypeHint = "sdk.airship.type-hint"
+    case sdkPushwooshNotPushwoosh = "sdk.pushwoosh.not-pushwoosh"
+    case sdkPushwooshDeliveryEvent = "sdk.pushwoosh.delivery-event"
+    case sdkPushwooshBadge = "sdk.pushwoosh.badge"
+    case sdkPushwooshNoAttachment = "sdk.pushwoosh.no-attachment"
+    case sdkBatchNoRichData = "sdk.batch.no-rich-data"
+    case sdkBatchFailure = "sdk.batch.failure"
+    case sdkBatchTypeHint = "sdk.batch.type-hint"
+    case sdkNotificareNoAttachment = "sdk.notificare.no-attachment"
+    case sdkNotificareFailure = "sdk.notificare.failure"
+    case sdkNotificareCrash = "sdk.notificare.crash"
+    case sdkNotificareTypeHint = "sdk.notificare.type-hint"
+
     // The media the extension fetches and attaches.
     case mediaNone = "media.none"
     case mediaInvalidURL = "media.invalid-url"
