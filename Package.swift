@@ -14,7 +14,7 @@ let package = Package(
                 "NSEHarness", "UserNotifications", "FirebaseMessaging",
                 "os", "OSLog", "UIKit", "UniformTypeIdentifiers", "Intents",
                 // Other push SDKs' extension helpers (issue 11), under their own module names.
-                "Mixpanel",
+                "Mixpanel", "AirshipNotificationServiceExtension",
             ]
         ),
         .executable(name: "nse", targets: ["nse"]),
@@ -48,9 +48,10 @@ let package = Package(
         .target(name: "Intents", dependencies: ["UserNotifications", "NSEKit"]),
         // Stand-ins for other push SDKs' extension helpers, with the SDKs' module and type names (docs/sdks.md).
         .target(name: "Mixpanel", dependencies: ["UserNotifications", "NSEKit"]),
+        .target(name: "AirshipNotificationServiceExtension", dependencies: ["UserNotifications", "NSEKit", "UniformTypeIdentifiers", "os"]),
         .target(name: "NSEHarness", dependencies: [
             "UserNotifications", "FirebaseMessaging", "NSEKit",
-            "Mixpanel",
+            "Mixpanel", "AirshipNotificationServiceExtension",
         ]),
         .executableTarget(
             name: "nse",
@@ -84,7 +85,7 @@ let package = Package(
             name: "NSEHarnessTests",
             dependencies: [
                 "UserNotifications", "FirebaseMessaging", "NSEHarness", "NSEKit", "NSEMediaServer", "CImageFixtures",
-                "Mixpanel", "SDKTestSupport",
+                "Mixpanel", "AirshipNotificationServiceExtension", "SDKTestSupport",
             ]
         ),
         // Extensions written as apps write them, compiled as Xcode compiles app code (Swift 5 mode), run by the
@@ -125,6 +126,12 @@ let package = Package(
             name: "MixpanelExtensionTests",
             dependencies: ["NSEHarness", "NSEKit", "Mixpanel", "SDKTestSupport"],
             path: "samples/extension/sdks/mixpanel",
+            swiftSettings: [.swiftLanguageMode(.v5)]
+        ),
+        .testTarget(
+            name: "AirshipExtensionTests",
+            dependencies: ["NSEHarness", "NSEKit", "AirshipNotificationServiceExtension", "SDKTestSupport"],
+            path: "samples/extension/sdks/airship",
             swiftSettings: [.swiftLanguageMode(.v5)]
         ),
     ],

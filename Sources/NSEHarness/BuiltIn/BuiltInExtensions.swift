@@ -7,6 +7,7 @@ public enum BuiltInExtensions {
     public static func make(_ sdk: PushSDK, changes: ContentChanges) -> UNNotificationServiceExtension? {
         switch sdk {
         case .mixpanel: MixpanelBuiltInService(changes: changes)
+        case .airship: AirshipBuiltInService(changes: changes)
         default: nil
         }
     }
