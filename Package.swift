@@ -14,7 +14,7 @@ let package = Package(
                 "NSEHarness", "UserNotifications", "FirebaseMessaging",
                 "os", "OSLog", "UIKit", "UniformTypeIdentifiers", "Intents",
                 // Other push SDKs' extension helpers (issue 11), under their own module names.
-                "Mixpanel", "AirshipNotificationServiceExtension",
+                "Mixpanel", "AirshipNotificationServiceExtension", "PushwooshFramework",
             ]
         ),
         .executable(name: "nse", targets: ["nse"]),
@@ -49,9 +49,10 @@ let package = Package(
         // Stand-ins for other push SDKs' extension helpers, with the SDKs' module and type names (docs/sdks.md).
         .target(name: "Mixpanel", dependencies: ["UserNotifications", "NSEKit"]),
         .target(name: "AirshipNotificationServiceExtension", dependencies: ["UserNotifications", "NSEKit", "UniformTypeIdentifiers", "os"]),
+        .target(name: "PushwooshFramework", dependencies: ["UserNotifications", "NSEKit"]),
         .target(name: "NSEHarness", dependencies: [
             "UserNotifications", "FirebaseMessaging", "NSEKit",
-            "Mixpanel", "AirshipNotificationServiceExtension",
+            "Mixpanel", "AirshipNotificationServiceExtension", "PushwooshFramework",
         ]),
         .executableTarget(
             name: "nse",
@@ -85,7 +86,7 @@ let package = Package(
             name: "NSEHarnessTests",
             dependencies: [
                 "UserNotifications", "FirebaseMessaging", "NSEHarness", "NSEKit", "NSEMediaServer", "CImageFixtures",
-                "Mixpanel", "AirshipNotificationServiceExtension", "SDKTestSupport",
+                "Mixpanel", "AirshipNotificationServiceExtension", "PushwooshFramework", "SDKTestSupport",
             ]
         ),
         // Extensions written as apps write them, compiled as Xcode compiles app code (Swift 5 mode), run by the
@@ -132,6 +133,12 @@ let package = Package(
             name: "AirshipExtensionTests",
             dependencies: ["NSEHarness", "NSEKit", "AirshipNotificationServiceExtension", "SDKTestSupport"],
             path: "samples/extension/sdks/airship",
+            swiftSettings: [.swiftLanguageMode(.v5)]
+        ),
+        .testTarget(
+            name: "PushwooshExtensionTests",
+            dependencies: ["NSEHarness", "NSEKit", "PushwooshFramework", "SDKTestSupport"],
+            path: "samples/extension/sdks/pushwoosh",
             swiftSettings: [.swiftLanguageMode(.v5)]
         ),
     ],

@@ -49,19 +49,22 @@ public enum SDKSamples {
     /// The command line's path for `--sdk <sdk>`: the SDK's built-in extension run by the harness, as the
     /// emulator runs Firebase's.
     public static func emulator(
-        _ sdk: PushSDK, changes: ContentChanges = ContentChanges(), profile: DeviceProfile = profile(), origin: String
+        _ sdk: PushSDK, changes: ContentChanges = ContentChanges(), profile: DeviceProfile = profile(), origin: String, containerSeed: URL? = nil
     ) -> Emulator {
         var runner = HarnessRunner(expiryGrace: .milliseconds(400), memoryMeasurement: .off, changesContent: !changes.isEmpty) {
             BuiltInExtensions.make(sdk, changes: changes) ?? UNNotificationServiceExtension()
         }
         runner.reportsActivity = false
+        runner.containerSeed = containerSeed
         return Emulator(profile: profile, extensionRunner: runner, hostMapping: MediaHostMapping(origin: URL(string: origin)!))
     }
 
     /// Runs a payload given as JSON text through the SDK's built-in extension.
-    public static func process(_ sdk: PushSDK, _ json: String, changes: ContentChanges = ContentChanges(), profile: DeviceProfile = profile(), origin: String) async throws -> ProcessResult {
+    public static func process(
+        _ sdk: PushSDK, _ json: String, changes: ContentChanges = ContentChanges(), profile: DeviceProfile = profile(), origin: String, containerSeed: URL? = nil
+    ) async throws -> ProcessResult {
         let push = try PushReader.parse(Data(json.utf8), fileExtension: "json")
-        return await emulator(sdk, changes: changes, profile: profile, origin: origin).process(push, input: "payload")
+        return await emulator(sdk, changes: changes, profile: profile, origin: origin, containerSeed: containerSeed).process(push, input: "payload")
     }
 
     /// The codes of a result's findings, as strings (the form expected.json uses).

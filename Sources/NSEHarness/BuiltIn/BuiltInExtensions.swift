@@ -8,6 +8,7 @@ public enum BuiltInExtensions {
         switch sdk {
         case .mixpanel: MixpanelBuiltInService(changes: changes)
         case .airship: AirshipBuiltInService(changes: changes)
+        case .pushwoosh: PushwooshBuiltInService(changes: changes)
         default: nil
         }
     }
