@@ -14,7 +14,7 @@ let package = Package(
                 "NSEHarness", "UserNotifications", "FirebaseMessaging",
                 "os", "OSLog", "UIKit", "UniformTypeIdentifiers", "Intents",
                 // Other push SDKs' extension helpers (issue 11), under their own module names.
-                "Mixpanel", "AirshipNotificationServiceExtension", "PushwooshFramework",
+                "Mixpanel", "AirshipNotificationServiceExtension", "PushwooshFramework", "BatchExtension",
             ]
         ),
         .executable(name: "nse", targets: ["nse"]),
@@ -50,9 +50,10 @@ let package = Package(
         .target(name: "Mixpanel", dependencies: ["UserNotifications", "NSEKit"]),
         .target(name: "AirshipNotificationServiceExtension", dependencies: ["UserNotifications", "NSEKit", "UniformTypeIdentifiers", "os"]),
         .target(name: "PushwooshFramework", dependencies: ["UserNotifications", "NSEKit"]),
+        .target(name: "BatchExtension", dependencies: ["UserNotifications", "NSEKit"]),
         .target(name: "NSEHarness", dependencies: [
             "UserNotifications", "FirebaseMessaging", "NSEKit",
-            "Mixpanel", "AirshipNotificationServiceExtension", "PushwooshFramework",
+            "Mixpanel", "AirshipNotificationServiceExtension", "PushwooshFramework", "BatchExtension",
         ]),
         .executableTarget(
             name: "nse",
@@ -86,7 +87,7 @@ let package = Package(
             name: "NSEHarnessTests",
             dependencies: [
                 "UserNotifications", "FirebaseMessaging", "NSEHarness", "NSEKit", "NSEMediaServer", "CImageFixtures",
-                "Mixpanel", "AirshipNotificationServiceExtension", "PushwooshFramework", "SDKTestSupport",
+                "Mixpanel", "AirshipNotificationServiceExtension", "PushwooshFramework", "BatchExtension", "SDKTestSupport",
             ]
         ),
         // Extensions written as apps write them, compiled as Xcode compiles app code (Swift 5 mode), run by the
@@ -139,6 +140,12 @@ let package = Package(
             name: "PushwooshExtensionTests",
             dependencies: ["NSEHarness", "NSEKit", "PushwooshFramework", "SDKTestSupport"],
             path: "samples/extension/sdks/pushwoosh",
+            swiftSettings: [.swiftLanguageMode(.v5)]
+        ),
+        .testTarget(
+            name: "BatchExtensionTests",
+            dependencies: ["NSEHarness", "NSEKit", "BatchExtension", "SDKTestSupport"],
+            path: "samples/extension/sdks/batch",
             swiftSettings: [.swiftLanguageMode(.v5)]
         ),
     ],

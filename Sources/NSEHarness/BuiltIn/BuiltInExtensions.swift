@@ -9,6 +9,7 @@ public enum BuiltInExtensions {
         case .mixpanel: MixpanelBuiltInService(changes: changes)
         case .airship: AirshipBuiltInService(changes: changes)
         case .pushwoosh: PushwooshBuiltInService(changes: changes)
+        case .batch: BatchBuiltInService(changes: changes)
         default: nil
         }
     }

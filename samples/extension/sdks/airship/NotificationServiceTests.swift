@@ -14,7 +14,7 @@ struct AirshipNotificationServiceTests {
     func theExtensionShowsWhatTheSampleExpects(name: String) async throws {
         let (delivered, expected) = try await SDKSamples.runSample(NotificationService.self, sdk: "airship", name: name)
         let codes = delivered.diagnostics.map(\.code.rawValue)
-        #expect(delivered.outcome == expected.outcome, "\(codes)")
+        #expect(delivered.outcome == expected.outcome, "\(delivered.diagnostics)")
         #expect(delivered.imageShown == expected.imageShown)
         #expect(delivered.result.verdict == expected.verdict)
         for code in expected.codes { #expect(codes.contains(code), "\(name) lacks \(code): \(codes)") }
