@@ -15,6 +15,7 @@ let package = Package(
                 "os", "OSLog", "UIKit", "UniformTypeIdentifiers", "Intents",
                 // Other push SDKs' extension helpers (issue 11), under their own module names.
                 "Mixpanel", "AirshipNotificationServiceExtension", "PushwooshFramework", "BatchExtension",
+                "NotificareNotificationServiceExtensionKit",
             ]
         ),
         .executable(name: "nse", targets: ["nse"]),
@@ -51,9 +52,11 @@ let package = Package(
         .target(name: "AirshipNotificationServiceExtension", dependencies: ["UserNotifications", "NSEKit", "UniformTypeIdentifiers", "os"]),
         .target(name: "PushwooshFramework", dependencies: ["UserNotifications", "NSEKit"]),
         .target(name: "BatchExtension", dependencies: ["UserNotifications", "NSEKit"]),
+        .target(name: "NotificareNotificationServiceExtensionKit", dependencies: ["UserNotifications", "NSEKit", "UniformTypeIdentifiers"]),
         .target(name: "NSEHarness", dependencies: [
             "UserNotifications", "FirebaseMessaging", "NSEKit",
             "Mixpanel", "AirshipNotificationServiceExtension", "PushwooshFramework", "BatchExtension",
+                "NotificareNotificationServiceExtensionKit",
         ]),
         .executableTarget(
             name: "nse",
@@ -87,7 +90,8 @@ let package = Package(
             name: "NSEHarnessTests",
             dependencies: [
                 "UserNotifications", "FirebaseMessaging", "NSEHarness", "NSEKit", "NSEMediaServer", "CImageFixtures",
-                "Mixpanel", "AirshipNotificationServiceExtension", "PushwooshFramework", "BatchExtension", "SDKTestSupport",
+                "Mixpanel", "AirshipNotificationServiceExtension", "PushwooshFramework", "BatchExtension",
+                "NotificareNotificationServiceExtensionKit", "SDKTestSupport",
             ]
         ),
         // Extensions written as apps write them, compiled as Xcode compiles app code (Swift 5 mode), run by the
@@ -146,6 +150,12 @@ let package = Package(
             name: "BatchExtensionTests",
             dependencies: ["NSEHarness", "NSEKit", "BatchExtension", "SDKTestSupport"],
             path: "samples/extension/sdks/batch",
+            swiftSettings: [.swiftLanguageMode(.v5)]
+        ),
+        .testTarget(
+            name: "NotificareExtensionTests",
+            dependencies: ["NSEHarness", "NSEKit", "NotificareNotificationServiceExtensionKit", "SDKTestSupport"],
+            path: "samples/extension/sdks/notificare",
             swiftSettings: [.swiftLanguageMode(.v5)]
         ),
     ],

@@ -10,6 +10,7 @@ public enum BuiltInExtensions {
         case .airship: AirshipBuiltInService(changes: changes)
         case .pushwoosh: PushwooshBuiltInService(changes: changes)
         case .batch: BatchBuiltInService(changes: changes)
+        case .notificare: NotificareBuiltInService(changes: changes)
         default: nil
         }
     }
