@@ -1,5 +1,6 @@
 import Foundation
 import NSEKit
+import Synchronization
 import UniformTypeIdentifiers
 import UserNotifications
 
@@ -35,27 +36,35 @@ struct AirshipNotificationMutationProvider: Sendable {
         }
     }
 
-    func mutations(for payload: MediaAttachmentPayload) async throws -> Mutations {
-        let prepared = try await withThrowingTaskGroup(of: Prepared.self) { group in
-            for item in payload.media {
-                group.addTask { try await load(item, options: payload.attachmentOptions(for: item)) }
-            }
-            var done: [Prepared] = []
-            for try await item in group {
-                try Task.checkCancellation()
-                done.append(item)
-            }
-            return done
+    /// Downloads every item at once; `completion` gets the mutations once all are prepared, or the first error
+    /// (the other downloads are cancelled, as the task group's are). Returns what the expiry call cancels.
+    /// The work runs on the downloads' own threads (callbacks, as URLSession delivers them), so it never waits
+    /// for Swift's shared executor.
+    func mutations(for payload: MediaAttachmentPayload, completion: @escaping @Sendable (Result<Mutations, any Error>) -> Void) -> Cancellation {
+        let progress = Progress(count: payload.media.count, completion: completion)
+        guard !payload.media.isEmpty else {
+            completion(.success(Mutations(title: payload.title, subtitle: payload.subtitle, body: payload.body, attachments: [])))
+            return progress
         }
-        return Mutations(title: payload.title, subtitle: payload.subtitle, body: payload.body, attachments: prepared)
+        let session = URLSession(configuration: .default, delegate: nil, delegateQueue: nil)
+        for item in payload.media {
+            let options = UncheckedOptions(payload.attachmentOptions(for: item))
+            let task = session.downloadTask(with: item.url) { location, response, error in
+                progress.finish(Result {
+                    if let error { throw error }
+                    guard let location, let response else { throw URLError(.unknown) }
+                    return try prepare(item, location: location, response: response, options: options.value)
+                }, text: payload)
+            }
+            progress.track(task)
+            task.resume()
+        }
+        return progress
     }
 
-    private func load(_ item: MediaAttachmentPayload.Media, options: [String: Any]) async throws -> Prepared {
-        try Task.checkCancellation()
-        let session = URLSession(configuration: .default, delegate: nil, delegateQueue: nil)
-        let (location, response) = try await session.download(from: item.url)
-        try Task.checkCancellation()
-        // The download keeps its temporary name, with "-" and the URL's last path component appended.
+    /// The download keeps its temporary name, with "-" and the URL's last path component appended; moved before
+    /// the download's handler returns (and deletes it).
+    private func prepare(_ item: MediaAttachmentPayload.Media, location: URL, response: URLResponse, options: [String: Any]) throws -> Prepared {
         let file = URL(fileURLWithPath: location.path + "-" + item.url.lastPathComponent)
         if FileManager.default.fileExists(atPath: file.path) { try FileManager.default.removeItem(at: file) }
         try FileManager.default.moveItem(at: location, to: file)
@@ -67,6 +76,67 @@ struct AirshipNotificationMutationProvider: Sendable {
             if let hint { options[UNNotificationAttachmentOptionsTypeHintKey] = hint.identifier }
         }
         return Prepared(identifier: item.urlID ?? "", url: file, options: options)
+    }
+
+    /// What the expiry call cancels: the downloads still running.
+    protocol Cancellation: Sendable {
+        func cancel()
+    }
+
+    /// The items done so far: the first error, or the last success, ends it once.
+    private final class Progress: Cancellation {
+        /// Unchecked: only touched under `state`'s lock.
+        private struct State: @unchecked Sendable {
+            var remaining: Int
+            var done: [Prepared] = []
+            var tasks: [URLSessionDownloadTask] = []
+            var ended = false
+        }
+
+        private let state: Mutex<State>
+        private let completion: @Sendable (Result<Mutations, any Error>) -> Void
+
+        init(count: Int, completion: @escaping @Sendable (Result<Mutations, any Error>) -> Void) {
+            state = Mutex(State(remaining: count))
+            self.completion = completion
+        }
+
+        func track(_ task: URLSessionDownloadTask) {
+            state.withLock { $0.tasks.append(task) }
+        }
+
+        func finish(_ item: Result<Prepared, any Error>, text payload: MediaAttachmentPayload) {
+            let (outcome, others): (Result<Mutations, any Error>?, [URLSessionDownloadTask]) = state.withLock { state in
+                guard !state.ended else { return (nil, []) }
+                switch item {
+                case .failure(let error):
+                    state.ended = true
+                    return (.failure(error), state.tasks)
+                case .success(let prepared):
+                    state.done.append(prepared)
+                    state.remaining -= 1
+                    guard state.remaining == 0 else { return (nil, []) }
+                    state.ended = true
+                    return (.success(Mutations(title: payload.title, subtitle: payload.subtitle, body: payload.body, attachments: state.done)), [])
+                }
+            }
+            others.forEach { $0.cancel() }
+            if let outcome { completion(outcome) }
+        }
+
+        func cancel() {
+            let tasks = state.withLock { state in
+                state.ended = true
+                return state.tasks
+            }
+            tasks.forEach { $0.cancel() }
+        }
+    }
+
+    /// Unchecked: attachment options hold only strings, numbers, booleans and dictionaries of them, never mutated.
+    private struct UncheckedOptions: @unchecked Sendable {
+        let value: [String: Any]
+        init(_ value: [String: Any]) { self.value = value }
     }
 
     /// The MIME type's type when its usual extension is one Airship trusts, else the type of the first bytes.

@@ -10,7 +10,8 @@ import UserNotifications
 /// Reads `com.urbanairship.media_attachment`: `url` (a string or strings) or `urls` ([{url, url_id}]),
 /// `thumbnail_id`, `options` {crop, time, hidden}, `content` {title, subtitle, body}. Downloads every item at
 /// once; types a file by its name, else by its MIME type, else by its first bytes. Any failure, and the expiry
-/// call, deliver the original content: a best attempt is never shown.
+/// call, deliver the original content: a best attempt is never shown. (Airship runs this in a Swift task; the
+/// stand-in runs it on the downloads' callbacks, so its timing never depends on Swift's shared executor.)
 open class UANotificationServiceExtension: UNNotificationServiceExtension {
     open var airshipConfig: AirshipExtensionConfig { .init() }
 
@@ -19,47 +20,47 @@ open class UANotificationServiceExtension: UNNotificationServiceExtension {
     open override func didReceive(_ request: UNNotificationRequest, withContentHandler contentHandler: @escaping (UNNotificationContent) -> Void) {
         let logger = AirshipExtensionLogger(config: airshipConfig)
         let environment = ExtensionEnvironment.current
-        // The download task and the expiry call race to finish; the handler is called once.
+        // The downloads and the expiry call race to finish; the handler is called once.
         let finish = OnceContentHandler(contentHandler)
         let original = request.content
-        let task = Task {
-            logger.log(.debug, "New request received: \(request.identifier)")
-            guard let content = original.mutableCopy() as? UNMutableNotificationContent else {
+        logger.log(.debug, "New request received: \(request.identifier)")
+        guard let content = original.mutableCopy() as? UNMutableNotificationContent else {
+            finish(original)
+            return
+        }
+        if case .object? = original.payload[MediaAttachmentPayload.key] { environment?.noteImageRequested() }
+        let payload: MediaAttachmentPayload
+        do {
+            guard let found = try MediaAttachmentPayload(userInfo: original.payload) else {
+                logger.log(.debug, "Finishing request, no Airship args: \(request.identifier)")
                 finish(original)
                 return
             }
+            payload = found
+        } catch {
+            environment?.record(AirshipFindings.invalidPayload(error.reason))
+            logger.log(.error, "Failed to apply mutations to request \(request.identifier): \(error)")
+            finish(content)
+            return
+        }
+        logger.log(.info, "Found Airship arguments for request \(request.identifier)")
+        let delivery = UncheckedContent(content)
+        let downloads = AirshipNotificationMutationProvider(logger: logger).mutations(for: payload) { outcome in
+            guard !finish.isDone else { return }
             do {
-                if case .object? = original.payload[MediaAttachmentPayload.key] { environment?.noteImageRequested() }
-                let payload: MediaAttachmentPayload?
-                do {
-                    payload = try MediaAttachmentPayload(userInfo: original.payload)
-                } catch let error as MediaAttachmentPayload.Invalid {
-                    environment?.record(AirshipFindings.invalidPayload(error.reason))
-                    throw error
-                }
-                guard let payload else {
-                    logger.log(.debug, "Finishing request, no Airship args: \(request.identifier)")
-                    try Task.checkCancellation()
-                    finish(original)
-                    return
-                }
-                do {
-                    try await AirshipNotificationMutationProvider(logger: logger).mutations(for: payload).apply(to: content)
-                } catch where !(error is CancellationError) && !Task.isCancelled {
-                    environment?.record(AirshipFindings.failure(error, items: payload.media.count))
-                    throw error
-                }
+                try outcome.get().apply(to: delivery.content)
             } catch {
+                environment?.record(AirshipFindings.failure(error, items: payload.media.count))
                 logger.log(.error, "Failed to apply mutations to request \(request.identifier): \(error)")
             }
-            guard !Task.isCancelled else { return }
             logger.log(.info, "Finished processing request: \(request.identifier)")
-            finish(content)
+            finish(delivery.content)
         }
         onExpire.withLock {
             $0 = ExpiryAction {
                 logger.log(.error, "serviceExtensionTimeWillExpire expiring, canceling airshipTask")
-                task.cancel()
+                guard !finish.isDone else { return }
+                downloads.cancel()
                 environment?.record(AirshipFindings.expired)
                 finish(original)
             }
@@ -69,6 +70,12 @@ open class UANotificationServiceExtension: UNNotificationServiceExtension {
     open override func serviceExtensionTimeWillExpire() {
         onExpire.withLock { $0 }?.run()
     }
+}
+
+/// The content being built, handed to the downloads' threads; only the one that finishes touches it.
+private struct UncheckedContent: @unchecked Sendable {
+    let content: UNMutableNotificationContent
+    init(_ content: UNMutableNotificationContent) { self.content = content }
 }
 
 /// What the expiry call does for the request in progress.
@@ -88,6 +95,9 @@ private final class OnceContentHandler: Sendable {
     init(_ call: @escaping (UNNotificationContent) -> Void) {
         handler = Mutex(Handler(call: call))
     }
+
+    /// True once the handler has been called.
+    var isDone: Bool { handler.withLock { $0.call == nil } }
 
     func callAsFunction(_ content: UNNotificationContent) {
         let call = handler.withLock { held in

@@ -15,45 +15,57 @@ public class NotificareNotificationServiceExtension {
     private init() {}
 
     public static func handleNotificationRequest(_ request: UNNotificationRequest, _ completion: @escaping (Result<UNNotificationContent, Swift.Error>) -> Void) {
-        let handler = CompletionBox(completion)
-        Task {
-            do {
-                handler.call(.success(try await handleNotificationRequest(request)))
-            } catch {
-                handler.call(.failure(error))
-            }
+        handle(request, environment: ExtensionEnvironment.current) { result in
+            // After a crash the process is gone: nothing more is called.
+            if case .failure(let error) = result, error is ProcessEnded { return }
+            completion(result)
         }
     }
 
     public static func handleNotificationRequest(_ request: UNNotificationRequest) async throws -> UNNotificationContent {
         let environment = ExtensionEnvironment.current
-        guard let content = request.content.mutableCopy() as? UNMutableNotificationContent else { throw Error.downloadFailed }
-        do {
-            if let attachment = try await fetchAttachment(for: request, environment: environment) {
-                content.attachments = [attachment]
-            }
-        } catch let error as ProcessEnded {
-            throw error
-        } catch {
-            environment?.record(NotificareFindings.failure(error))
-            throw error
+        return try await withCheckedThrowingContinuation { continuation in
+            handle(request, environment: environment) { continuation.resume(with: $0) }
         }
-        return content
     }
 
-    private static func fetchAttachment(for request: UNNotificationRequest, environment: ExtensionEnvironment?) async throws -> UNNotificationAttachment? {
+    /// Notificare does this in a Swift task around `URLSession.shared.data(from:)`; the stand-in runs it on the
+    /// data task's callback, so its timing never depends on Swift's shared executor.
+    private static func handle(_ request: UNNotificationRequest, environment: ExtensionEnvironment?, completion: @escaping (Result<UNNotificationContent, Swift.Error>) -> Void) {
+        guard let content = request.content.mutableCopy() as? UNMutableNotificationContent else {
+            return completion(.failure(Error.downloadFailed))
+        }
+        let finish = { (result: Result<UNNotificationAttachment?, Swift.Error>) in
+            switch result {
+            case .success(let attachment):
+                if let attachment { content.attachments = [attachment] }
+                completion(.success(content))
+            case .failure(let error as ProcessEnded):
+                completion(.failure(error))
+            case .failure(let error):
+                environment?.record(NotificareFindings.failure(error))
+                completion(.failure(error))
+            }
+        }
         guard let attachment = request.content.userInfo["attachment"] as? [String: Any], let uri = attachment["uri"] as? String else {
             environment?.record(NotificareFindings.noAttachment)
-            return nil
+            return finish(.success(nil))
         }
         environment?.noteImageRequested()
-        guard let url = URL(string: uri) else { throw Error.invalidUrl }
+        guard let url = URL(string: uri) else { return finish(.failure(Error.invalidUrl)) }
+        URLSession.shared.dataTask(with: url) { data, response, error in
+            finish(Result {
+                if let error { throw error }
+                guard let data, let response else { throw URLError(.unknown) }
+                return try attach(data, response: response, url: url, environment: environment)
+            })
+        }.resume()
+    }
 
-        let (data, response) = try await URLSession.shared.data(from: url)
-
+    private static func attach(_ data: Data, response: URLResponse, url: URL, environment: ExtensionEnvironment?) throws -> UNNotificationAttachment {
         // Notificare's `url.pathComponents.last!`: a URL without a path traps, and the extension crashes.
         guard let fileName = url.pathComponents.last else {
-            environment?.crash(NotificareFindings.noPathComponent(uri))
+            environment?.crash(NotificareFindings.noPathComponent(url.absoluteString))
             throw ProcessEnded()
         }
         let documents = documentsFolder(environment)
@@ -101,11 +113,4 @@ public class NotificareNotificationServiceExtension {
 
     /// Thrown where the SDK's code traps: the harness has already ended the run as a crash.
     struct ProcessEnded: Swift.Error {}
-}
-
-/// The completion, handed to the task that runs the request; called once.
-private struct CompletionBox: @unchecked Sendable {
-    // Unchecked: called exactly once, from the one task that owns it.
-    let call: (Result<UNNotificationContent, Swift.Error>) -> Void
-    init(_ call: @escaping (Result<UNNotificationContent, Swift.Error>) -> Void) { self.call = call }
 }
