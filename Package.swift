@@ -17,6 +17,8 @@ let package = Package(
                 "OneSignalExtension",
                 "BrazeNotificationService", "CTNotificationService", "CleverTapSDK", "IterableAppExtensions",
                 "CioInternalCommon", "CioMessagingPush", "CioMessagingPushAPN",
+                "Mixpanel", "AirshipNotificationServiceExtension", "PushwooshFramework", "BatchExtension",
+                "NotificareNotificationServiceExtensionKit",
             ]
         ),
         .executable(name: "nse", targets: ["nse"]),
@@ -57,6 +59,11 @@ let package = Package(
         .target(name: "CioInternalCommon"),
         .target(name: "CioMessagingPush", dependencies: ["CioInternalCommon", "UserNotifications", "NSEKit"]),
         .target(name: "CioMessagingPushAPN", dependencies: ["CioMessagingPush", "CioInternalCommon", "UserNotifications"]),
+        .target(name: "Mixpanel", dependencies: ["UserNotifications", "NSEKit"]),
+        .target(name: "AirshipNotificationServiceExtension", dependencies: ["UserNotifications", "NSEKit", "UniformTypeIdentifiers", "os"]),
+        .target(name: "PushwooshFramework", dependencies: ["UserNotifications", "NSEKit"]),
+        .target(name: "BatchExtension", dependencies: ["UserNotifications", "NSEKit"]),
+        .target(name: "NotificareNotificationServiceExtensionKit", dependencies: ["UserNotifications", "NSEKit", "UniformTypeIdentifiers"]),
         .target(
             name: "NSEHarness",
             dependencies: [
@@ -64,6 +71,8 @@ let package = Package(
                 "OneSignalExtension",
                 "BrazeNotificationService", "CTNotificationService", "CleverTapSDK", "IterableAppExtensions",
                 "CioInternalCommon", "CioMessagingPush", "CioMessagingPushAPN",
+                "Mixpanel", "AirshipNotificationServiceExtension", "PushwooshFramework", "BatchExtension",
+                "NotificareNotificationServiceExtensionKit",
             ]
         ),
         .executableTarget(
@@ -101,6 +110,8 @@ let package = Package(
                 "OneSignalExtension",
                 "BrazeNotificationService", "CTNotificationService", "CleverTapSDK", "IterableAppExtensions",
                 "CioInternalCommon", "CioMessagingPush", "CioMessagingPushAPN",
+                "Mixpanel", "AirshipNotificationServiceExtension", "PushwooshFramework", "BatchExtension",
+                "NotificareNotificationServiceExtensionKit", "SDKTestSupport",
             ]
         ),
         // Extensions written as apps write them, compiled as Xcode compiles app code (Swift 5 mode), run by the
@@ -159,6 +170,42 @@ let package = Package(
             name: "CustomerIOExtensionTests",
             dependencies: ["CioMessagingPushAPN", "CioMessagingPush", "CioInternalCommon", "NSEHarness", "NSEKit", "NSEMediaServer"],
             path: "samples/extension/sdks/customerio",
+            swiftSettings: [.swiftLanguageMode(.v5)]
+        ),
+        // The SDK samples (samples/sdks) and the command line's path for `--sdk`, shared by the SDK tests.
+        .target(
+            name: "SDKTestSupport",
+            dependencies: ["NSEHarness", "NSEKit", "NSEMediaServer", "UserNotifications"],
+            path: "Tests/SDKTestSupport"
+        ),
+        .testTarget(
+            name: "MixpanelExtensionTests",
+            dependencies: ["NSEHarness", "NSEKit", "Mixpanel", "SDKTestSupport"],
+            path: "samples/extension/sdks/mixpanel",
+            swiftSettings: [.swiftLanguageMode(.v5)]
+        ),
+        .testTarget(
+            name: "AirshipExtensionTests",
+            dependencies: ["NSEHarness", "NSEKit", "AirshipNotificationServiceExtension", "SDKTestSupport"],
+            path: "samples/extension/sdks/airship",
+            swiftSettings: [.swiftLanguageMode(.v5)]
+        ),
+        .testTarget(
+            name: "PushwooshExtensionTests",
+            dependencies: ["NSEHarness", "NSEKit", "PushwooshFramework", "SDKTestSupport"],
+            path: "samples/extension/sdks/pushwoosh",
+            swiftSettings: [.swiftLanguageMode(.v5)]
+        ),
+        .testTarget(
+            name: "BatchExtensionTests",
+            dependencies: ["NSEHarness", "NSEKit", "BatchExtension", "SDKTestSupport"],
+            path: "samples/extension/sdks/batch",
+            swiftSettings: [.swiftLanguageMode(.v5)]
+        ),
+        .testTarget(
+            name: "NotificareExtensionTests",
+            dependencies: ["NSEHarness", "NSEKit", "NotificareNotificationServiceExtensionKit", "SDKTestSupport"],
+            path: "samples/extension/sdks/notificare",
             swiftSettings: [.swiftLanguageMode(.v5)]
         ),
     ],

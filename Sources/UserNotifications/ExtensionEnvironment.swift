@@ -272,7 +272,7 @@ package final class ExtensionEnvironment: @unchecked Sendable {
         return folder
     }
 
-    // MARK: The app's notification categories
+    // MARK: The app's notification categories and a crash of the extension's process
 
     private var categories: Set<UNNotificationCategory> = []
 
@@ -281,6 +281,34 @@ package final class ExtensionEnvironment: @unchecked Sendable {
     package var notificationCategories: Set<UNNotificationCategory> {
         get { lock.withLock { categories } }
         set { lock.withLock { categories = newValue } }
+    }
+
+    private var crashFinding: Diagnostic?
+    private var crashWatchers: [@Sendable () -> Void] = []
+
+    /// An SDK stand-in reached code that crashes the extension's process on a device (an Objective-C exception,
+    /// a force unwrap of nil): the finding is recorded and the harness ends the run, iOS showing the original
+    /// content. The caller returns without calling the content handler, as the dead process would.
+    package func crash(_ finding: Diagnostic) {
+        let watchers: [@Sendable () -> Void] = lock.withLock {
+            guard crashFinding == nil else { return [] }
+            crashFinding = finding
+            findings.append(finding)
+            return crashWatchers
+        }
+        watchers.forEach { $0() }
+    }
+
+    /// True once `crash(_:)` was called.
+    package var crashed: Bool { lock.withLock { crashFinding != nil } }
+
+    /// Calls `watcher` when the extension crashes (at once if it already has).
+    package func onCrash(_ watcher: @escaping @Sendable () -> Void) {
+        let already = lock.withLock {
+            if crashFinding == nil { crashWatchers.append(watcher) }
+            return crashFinding != nil
+        }
+        if already { watcher() }
     }
 
     private var workFoldersHandedOut = 0

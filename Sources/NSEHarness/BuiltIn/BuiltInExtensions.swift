@@ -13,7 +13,11 @@ public enum BuiltInExtensions {
         case .clevertap: return CleverTapBuiltInService(changes: changes)
         case .iterable: return IterableBuiltInService(changes: changes)
         case .customerio: return CustomerIOBuiltInService(changes: changes)
-        default: return nil
+        case .pushwoosh: return PushwooshBuiltInService(changes: changes)
+        case .batch: return BatchBuiltInService(changes: changes)
+        case .airship: return AirshipBuiltInService(changes: changes)
+        case .mixpanel: return MixpanelBuiltInService(changes: changes)
+        case .notificare: return NotificareBuiltInService(changes: changes)
         }
     }
 
