@@ -66,8 +66,11 @@ public class RichNotificationHelper: NSObject, @unchecked Sendable {
 
     /// A drop-in `didReceive`: the content with its attachment, or the request's own content on any error.
     public func didReceive(_ request: UNNotificationRequest, withContentHandler contentHandler: @escaping (UNNotificationContent) -> Void) {
+        let environment = ExtensionEnvironment.current
         appendRichData(toContent: request.content) { content, error in
-            if let error { print("Batch - An error occurred while downloading the rich push content: \(error)") }
+            // Batch prints this line; on a device it goes to the extension's log, here to the run's (stdout is
+            // the report's).
+            if let error { environment?.log(.error, "Batch - An error occurred while downloading the rich push content: \(error)", source: "BatchExtension") }
             contentHandler(content ?? request.content)
         }
     }

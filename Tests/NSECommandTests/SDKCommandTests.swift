@@ -57,8 +57,9 @@ struct SDKCommandTests {
         // The detected helper (OneSignal) shows the image: its verdict is the exit status.
         #expect(run.status == 0, "\(run.stdout)")
         let lines = run.stdout.split(separator: "\n").map(String.init)
-        #expect(lines.contains { $0.hasPrefix("    Firebase   none ") && $0.hasSuffix("media.unrecognized-type") })
-        #expect(lines.contains { $0.hasPrefix("  * OneSignal  shown  public.jpeg 600x300") })
+        let cells = lines.map { $0.split(separator: " ").map(String.init) }
+        #expect(cells.contains { $0.prefix(2) == ["Firebase", "none"] && $0.last == "media.unrecognized-type" })
+        #expect(cells.contains { $0.prefix(5) == ["*", "OneSignal", "shown", "public.jpeg", "600x300"] })
         let missing = PushSDK.allCases.filter { !BuiltInExtensions.isAvailable($0) }.map(\.displayName)
         #expect(run.stdout.contains("not in this build (unavailable, not checked): \(missing.joined(separator: ", "))") || missing.isEmpty)
     }

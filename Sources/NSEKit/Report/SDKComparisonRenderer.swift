@@ -43,11 +43,14 @@ public struct SDKComparisonRenderer: Sendable {
             lines.append("  why:")
             for row in reasons {
                 guard let reason = row.reason else { continue }
-                lines.append("    \(row.sdk.displayName.padding(toLength: 11, withPad: " ", startingAt: 0))\(reason.code.rawValue): \(reason.message)")
+                lines.append("    \(row.sdk.displayName.padding(toLength: Self.nameWidth, withPad: " ", startingAt: 0))\(reason.code.rawValue): \(reason.message)")
             }
         }
         return lines.joined(separator: "\n")
     }
+
+    /// The longest SDK name and two spaces: the "why" and text lines' names line up whichever SDKs they list.
+    private static let nameWidth = (PushSDK.allCases.map(\.displayName.count).max() ?? 0) + 2
 
     /// A row without findings: an image shown, or a helper that found no media key of its own in the payload.
     private func whyNot(_ row: SDKComparison.Row) -> String {
@@ -69,7 +72,7 @@ public struct SDKComparisonRenderer: Sendable {
         guard let first = texts.first else { return [] }
         if texts.allSatisfy({ $0 == first }) { return ["  every helper shows \(first)"] }
         return ["  the helpers show different text:"] + zip(rows, texts).map { row, text in
-            "    \(row.sdk.displayName.padding(toLength: 11, withPad: " ", startingAt: 0))\(text)"
+            "    \(row.sdk.displayName.padding(toLength: Self.nameWidth, withPad: " ", startingAt: 0))\(text)"
         }
     }
 

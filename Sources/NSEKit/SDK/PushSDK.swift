@@ -32,7 +32,8 @@ public enum PushSDK: String, CaseIterable, Sendable, Codable {
         case .pushwoosh: "PushwooshFramework"
         case .batch: "BatchExtension"
         case .airship: "AirshipNotificationServiceExtension"
-        case .mixpanel: "MixpanelNotificationServiceExtension"
+        // mixpanel-iphone 3.x, the last with MPNotificationServiceExtension: its pod module is `Mixpanel`.
+        case .mixpanel: "Mixpanel"
         case .notificare: "NotificareNotificationServiceExtensionKit"
         }
     }
