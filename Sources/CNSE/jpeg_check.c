@@ -145,7 +145,12 @@ static uint64_t cnse_jpeg_memory_needed(j_decompress_ptr cinfo, uint64_t *coeffi
 }
 
 /// Everything between jpeg_create_decompress and jpeg_destroy_decompress: the only place that uses setjmp.
-static cnse_image_status cnse_jpeg_decode(FILE *file, const cnse_image_limits *limits, cnse_image_report *report) {
+/// With `full` 0 the image is decoded at 1/8 scale: libjpeg still reads every marker and decodes every Huffman
+/// (or arithmetic) code of every block of every scan, which is where it finds damage, but each block's inverse
+/// DCT is its DC term alone and upsampling and colour conversion touch 1/64 of the pixels. The limits are
+/// judged at full scale either way.
+static cnse_image_status cnse_jpeg_decode(FILE *file, const cnse_image_limits *limits, cnse_image_report *report,
+                                          int full) {
     struct jpeg_decompress_struct cinfo;
     // Zeroed so the size reads as 0 after a failure even before jpeg_create_decompress has cleared it.
     memset(&cinfo, 0, sizeof(cinfo));
@@ -219,6 +224,11 @@ static cnse_image_status cnse_jpeg_decode(FILE *file, const cnse_image_limits *l
         return CNSE_IMAGE_OVER_MEMORY_LIMIT;
     }
 
+    if (!full) {
+        cinfo.scale_num = 1;
+        cinfo.scale_denom = 8;
+        cinfo.do_fancy_upsampling = FALSE;
+    }
     jpeg_start_decompress(&cinfo);
 
     size_t row_bytes = (size_t)cinfo.output_width * (size_t)cinfo.output_components;
@@ -259,9 +269,25 @@ cnse_image_status cnse_jpeg_check(const char *path, const cnse_image_limits *lim
     return status;
 }
 
+cnse_image_status cnse_jpeg_check_full(const char *path, const cnse_image_limits *limits, cnse_image_report *report) {
+    cnse_image_report scratch;
+    FILE *file = cnse_report_open(path, &report, &scratch);
+    if (file == NULL) {
+        return CNSE_IMAGE_IO_ERROR;
+    }
+    cnse_image_status status = cnse_jpeg_check_stream_full(file, limits, report, 1);
+    fclose(file);
+    return status;
+}
+
 cnse_image_status cnse_jpeg_check_stream(FILE *file, const cnse_image_limits *limits, cnse_image_report *report) {
+    return cnse_jpeg_check_stream_full(file, limits, report, 0);
+}
+
+cnse_image_status cnse_jpeg_check_stream_full(FILE *file, const cnse_image_limits *limits, cnse_image_report *report,
+                                              int full) {
     cnse_report_reset(report);
-    cnse_image_status status = cnse_jpeg_decode(file, limits, report);
+    cnse_image_status status = cnse_jpeg_decode(file, limits, report, full);
     // libjpeg's stdio source treats a failed read as the end of the file; a disk error is not a damaged image.
     if (ferror(file)) {
         cnse_report_set_errno(report, "read failed", errno != 0 ? errno : EIO);
