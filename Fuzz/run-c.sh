@@ -39,7 +39,7 @@ TARGETS=("$@")
 [ ${#TARGETS[@]} -gt 0 ] || TARGETS=(png jpeg gif)
 
 mkdir -p "$OUT"
-SYSTEM_LIBS=($(pkg-config --libs libpng libjpeg) -lgif)
+SYSTEM_LIBS=($(pkg-config --libs libpng libjpeg libdeflate) -lgif)
 if [ "$FUZZ_LIBS" = source ] && ! Fuzz/build-libs.sh .build/fuzz-c/libs "$CLANG"; then
     # No Debian archive (another distribution, no network): fuzzing the checkers over the installed libraries
     # still finds nse's own bugs, so fall back rather than fail.
@@ -52,7 +52,7 @@ if [ "$FUZZ_LIBS" = source ]; then
     # The rebuilt headers come first, so each target is compiled against the library it links.
     CFLAGS=(-g -O1 -fno-omit-frame-pointer -I.build/fuzz-c/libs/include -ISources/CNSE/include -ISources/CNSE
             $(pkg-config --cflags libcurl))
-    LIBS=(.build/fuzz-c/libs/lib/libpng16.a .build/fuzz-c/libs/lib/libjpeg.a .build/fuzz-c/libs/lib/libgif.a -lz)
+    LIBS=(.build/fuzz-c/libs/lib/libpng16.a .build/fuzz-c/libs/lib/libjpeg.a .build/fuzz-c/libs/lib/libgif.a -lz -ldeflate)
 else
     CFLAGS=(-g -O1 -fno-omit-frame-pointer -ISources/CNSE/include -ISources/CNSE
             $(pkg-config --cflags libpng libjpeg libcurl))
@@ -81,7 +81,8 @@ fuzz_target() {
     local format=$1 target="$1_check"
     local binary="$OUT/${target}_fuzz" corpus="$OUT/corpus/$target" regressions="Fuzz/regressions/$target"
     "$CLANG" "${CFLAGS[@]}" -fuse-ld=lld -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
-        "Fuzz/c/${target}_fuzz.c" "Sources/CNSE/${target}.c" Sources/CNSE/cnse_report.c "${LIBS[@]}" -o "$binary"
+        "Fuzz/c/${target}_fuzz.c" "Sources/CNSE/${target}.c" Sources/CNSE/png_image_data.c Sources/CNSE/cnse_report.c \
+        "${LIBS[@]}" -o "$binary"
     mkdir -p "$corpus" "$regressions"
     echo "== $target: up to ${FUZZ_SECONDS}s$([ "$FUZZ_RUNS" -gt 0 ] && echo " or $FUZZ_RUNS runs")"
     # -malloc_limit_mb: twice the targets' 4 MiB memory limit, so one allocation past it is a finding.

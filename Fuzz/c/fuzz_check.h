@@ -13,6 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 
 /// The limits every run uses: 65,536 pixels (256 x 256) keeps one run of the sanitized, instrumented decoders
 /// in milliseconds; max_scans keeps nse's default so that limit is reached as nse sets it.
@@ -49,6 +50,36 @@ static inline int nse_fuzz_run(nse_fuzz_checker checker, const uint8_t *data, si
     }
     if (!terminated || status > CNSE_IMAGE_OVER_SCAN_LIMIT ||
         (status >= CNSE_IMAGE_OVER_MEMORY_LIMIT && report.needed <= report.limit)) {
+        __builtin_trap();
+    }
+    return 0;
+}
+
+typedef cnse_image_status (*nse_fuzz_full_checker)(FILE *file, const cnse_image_limits *limits,
+                                                   cnse_image_report *report, int full);
+
+/// For PNG and JPEG: the cheap path nse uses must answer exactly as the full decode does (status, size, warnings
+/// and message) on every input; a difference is reported as a crash.
+static inline int nse_fuzz_compare(nse_fuzz_checker checker, nse_fuzz_full_checker full, const uint8_t *data,
+                                   size_t size) {
+    nse_fuzz_run(checker, data, size);
+    if (size == 0) {
+        return 0;
+    }
+    cnse_image_report reports[2];
+    cnse_image_status statuses[2];
+    for (int index = 0; index < 2; index++) {
+        FILE *file = fmemopen((void *)data, size, "r");
+        if (file == NULL) {
+            return 0;
+        }
+        statuses[index] = index == 0 ? checker(file, &nse_fuzz_limits, &reports[0])
+                                     : full(file, &nse_fuzz_limits, &reports[1], 1);
+        fclose(file);
+    }
+    if (statuses[0] != statuses[1] || reports[0].width != reports[1].width || reports[0].height != reports[1].height ||
+        reports[0].warnings != reports[1].warnings || memcmp(reports[0].message, reports[1].message,
+                                                             sizeof(reports[0].message)) != 0) {
         __builtin_trap();
     }
     return 0;

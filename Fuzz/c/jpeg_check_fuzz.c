@@ -2,5 +2,5 @@
 #include "fuzz_check.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
-    return nse_fuzz_run(cnse_jpeg_check_stream, data, size);
+    return nse_fuzz_compare(cnse_jpeg_check_stream, cnse_jpeg_check_stream_full, data, size);
 }

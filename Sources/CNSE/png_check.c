@@ -6,6 +6,7 @@
 
 #include "CNSE.h"
 #include "cnse_checkers.h"
+#include "cnse_png_image_data.h"
 #include "cnse_report.h"
 
 #include <errno.h>
@@ -121,8 +122,14 @@ static void cnse_png_read(png_structp png, png_bytep data, size_t length) {
     png_error(png, "read failed");
 }
 
+/// cnse_png_decode's answer when the cheap path for the image data could not vouch for it: the caller starts
+/// again from the beginning of the file with the full decode. Never returned to callers of the public functions.
+#define CNSE_PNG_DECODE_IN_FULL ((cnse_image_status)-1)
+
 /// Everything between png_create_read_struct and png_destroy_read_struct: the only place that uses setjmp.
-static cnse_image_status cnse_png_decode(cnse_png_context *context) {
+/// With `full` 0, the image data goes through cnse_png_image_data_check once libpng has read the header and every
+/// chunk before it; with `full` 1 (or after CNSE_PNG_DECODE_IN_FULL) libpng decodes and unfilters every row.
+static cnse_image_status cnse_png_decode(cnse_png_context *context, int full) {
     cnse_image_report *report = context->report;
     const cnse_image_limits *limits = context->limits;
     png_structp png = png_create_read_struct_2(PNG_LIBPNG_VER_STRING, context, cnse_png_error, cnse_png_warning,
@@ -202,6 +209,21 @@ static cnse_image_status cnse_png_decode(cnse_png_context *context) {
         png_destroy_read_struct(&png, &info, NULL);
         return CNSE_IMAGE_OVER_MEMORY_LIMIT;
     }
+    // The cheap path, when libpng has found nothing to say so far and no palette index needs checking (libpng
+    // warns about indices past the palette, which only unfiltered rows show).
+    if (!full && report->warnings == 0 && !context->over_memory && png_get_color_type(png, info) != PNG_COLOR_TYPE_PALETTE) {
+        cnse_png_image_layout layout = {
+            .width = width, .height = height,
+            .bits_per_pixel = (uint32_t)png_get_bit_depth(png, info) * (uint32_t)png_get_channels(png, info),
+            .interlaced = png_get_interlace_type(png, info) != PNG_INTERLACE_NONE,
+            .chunk_max = CNSE_PNG_CHUNK_MALLOC_MAX < limits->max_memory ? CNSE_PNG_CHUNK_MALLOC_MAX : limits->max_memory,
+            .memory_left = limits->max_memory - context->allocated,
+            .skipped_chunks = cnse_png_ignored_chunks, .skipped_chunk_count = CNSE_PNG_IGNORED_CHUNK_COUNT,
+        };
+        int clean = cnse_png_image_data_check(context->file, &layout);
+        png_destroy_read_struct(&png, &info, NULL);
+        return clean ? CNSE_IMAGE_OK : CNSE_PNG_DECODE_IN_FULL;
+    }
     int passes = png_set_interlace_handling(png);
     png_read_update_info(png, info);
     // Charged to the same count as libpng's buffers, so the limit covers all three rows.
@@ -247,7 +269,33 @@ cnse_image_status cnse_png_check(const char *path, const cnse_image_limits *limi
     return status;
 }
 
+cnse_image_status cnse_png_check_full(const char *path, const cnse_image_limits *limits, cnse_image_report *report) {
+    cnse_image_report scratch;
+    FILE *file = cnse_report_open(path, &report, &scratch);
+    if (file == NULL) {
+        return CNSE_IMAGE_IO_ERROR;
+    }
+    cnse_image_status status = cnse_png_check_stream_full(file, limits, report, 1);
+    fclose(file);
+    return status;
+}
+
 cnse_image_status cnse_png_check_stream(FILE *file, const cnse_image_limits *limits, cnse_image_report *report) {
+    cnse_image_status status = cnse_png_check_stream_full(file, limits, report, 0);
+    if (status != CNSE_PNG_DECODE_IN_FULL) {
+        return status;
+    }
+    if (fseek(file, 0, SEEK_SET) != 0) {
+        cnse_report_reset(report);
+        cnse_report_set_errno(report, "cannot read the PNG again from its start", errno != 0 ? errno : EIO);
+        return CNSE_IMAGE_IO_ERROR;
+    }
+    clearerr(file);
+    return cnse_png_check_stream_full(file, limits, report, 1);
+}
+
+cnse_image_status cnse_png_check_stream_full(FILE *file, const cnse_image_limits *limits, cnse_image_report *report,
+                                             int full) {
     cnse_report_reset(report);
     png_byte signature[8];
     size_t count = fread(signature, 1, sizeof(signature), file);
@@ -264,5 +312,5 @@ cnse_image_status cnse_png_check_stream(FILE *file, const cnse_image_limits *lim
         .file = file, .report = report, .limits = limits, .read_failed = 0, .read_errno = 0, .allocated = 0,
         .over_memory = 0,
     };
-    return cnse_png_decode(&context);
+    return cnse_png_decode(&context, full);
 }

@@ -64,13 +64,17 @@ struct Corpus {
 
     let payloads: Int
     let root: URL
+    /// Images the shared variant draws on.
+    var sharedPool = 40
+    /// The sizes images cycle through (the CPU-bound workload uses larger ones).
+    var sizes = Corpus.sizes
     var images: URL { root.appendingPathComponent("img") }
 
-    /// The pushes of one variant: `shared` draws every image from a pool of 40.
+    /// The pushes of one variant: `shared` draws every image from a pool of `sharedPool`.
     func pushes(shared: Bool) -> [Push] {
         (0..<payloads).map { index in
             let path = "campaign-\(index / 100)/push-\(String(index).leftPadded(4)).json"
-            var push = Push(path: path, image: image(for: shared ? index % 40 : index))
+            var push = Push(path: path, image: image(for: shared ? index % sharedPool : index))
             if index % 20 == 7 {
                 // The 5%: missing images, corrupt PNGs, malformed JSON and an HTML page served as a JPEG.
                 switch (index / 20) % 10 {
@@ -87,7 +91,7 @@ struct Corpus {
     /// Image `number` of the pool: mostly JPEG, then PNG and GIF (some animated), sizes cycling through the list.
     private func image(for number: Int) -> Image {
         if number == 11 { return .large }
-        let (width, height) = Self.sizes[(number * 3) % Self.sizes.count]
+        let (width, height) = sizes[(number * 3) % sizes.count]
         let roll = (number * 37) % 100
         let format: Format = roll < 60 ? .jpeg : roll < 80 ? .png : .gif
         let frames: UInt32 = format == .gif && width <= 800 && number % 2 == 0 ? 3 : 1

@@ -96,6 +96,12 @@ cnse_image_status cnse_png_check(const char *path, const cnse_image_limits *limi
 /// coefficient buffer for progressive and multi-scan files, row buffers for all) is computed from the header and
 /// refused before decoding; libjpeg's own max_memory_to_use backs that up.
 cnse_image_status cnse_jpeg_check(const char *path, const cnse_image_limits *limits, cnse_image_report *report);
+/// The reference checks behind the two above: libpng unfilters every row (zlib inflating it row by row), libjpeg
+/// decodes every pixel at full scale. nse uses cnse_png_check and cnse_jpeg_check, which find the same damage for
+/// less work (libdeflate and filter bytes for the PNG image data, falling back to this path whenever anything is
+/// off; JPEG at 1/8 scale, where every entropy-coded block is still decoded); the tests run both and compare.
+cnse_image_status cnse_png_check_full(const char *path, const cnse_image_limits *limits, cnse_image_report *report);
+cnse_image_status cnse_jpeg_check_full(const char *path, const cnse_image_limits *limits, cnse_image_report *report);
 /// Validates a GIF: screen descriptor, every frame's LZW data row by row, extensions, trailer.
 /// A file that ends before its trailer (0x3B) is CORRUPT even when every frame was complete.
 /// Memory is one row of at most 65,535 bytes plus giflib's fixed tables, whatever the file says.

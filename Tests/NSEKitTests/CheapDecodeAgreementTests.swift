@@ -1,0 +1,267 @@
+// The cheap decode paths nse validates with (PNG image data inflated by libdeflate with its filter bytes checked;
+// JPEG at 1/8 scale) against the reference full decode (libpng unfiltering every row, libjpeg at full scale):
+// for every damage class either could miss, both must give the same status, size, warnings and message.
+
+import CImageFixtures
+import CNSE
+import Foundation
+@testable import NSEKit
+import Testing
+
+@Suite(.serialized)
+struct CheapDecodeAgreementTests {
+    let directory: TemporaryDirectory
+
+    init() throws {
+        directory = try TemporaryDirectory()
+    }
+
+    /// Both paths over `url`; fails the test if they disagree in anything a user sees. Returns the cheap answer.
+    @discardableResult
+    private func agreed(_ url: URL, _ format: ImageFormat, limits: ImageDecodeLimits = ImageDecodeLimits(),
+                        sourceLocation: SourceLocation = #_sourceLocation) -> ImageCheck {
+        let cheap = format.check(url, limits: limits)
+        var report = cnse_image_report()
+        var cLimits = limits.cLimits
+        let status = format == .png ? cnse_png_check_full(url.path, &cLimits, &report) : cnse_jpeg_check_full(url.path, &cLimits, &report)
+        let full = ImageCheck(status: status, report: report)
+        #expect(cheap.status == full.status, "status \(cheap.status) vs full \(full.status): \(cheap.message) | \(full.message)", sourceLocation: sourceLocation)
+        #expect(cheap.report.width == full.report.width && cheap.report.height == full.report.height, sourceLocation: sourceLocation)
+        #expect(cheap.report.frames == full.report.frames, sourceLocation: sourceLocation)
+        #expect(cheap.report.warnings == full.report.warnings, "warnings: \(cheap.message) | \(full.message)", sourceLocation: sourceLocation)
+        #expect(cheap.message == full.message, sourceLocation: sourceLocation)
+        #expect(cheap.report.pixel_work == full.report.pixel_work, sourceLocation: sourceLocation)
+        return cheap
+    }
+
+    // MARK: PNG image data, built by hand: stored deflate blocks, so each damage is exactly the one intended
+
+    /// A PNG of `rows` (each a filter byte then the row's bytes) as one zlib stream of stored blocks, cut into
+    /// IDAT chunks of `chunkSize` bytes. `header` replaces the zlib header; `adler` the Adler-32.
+    private func png(width: UInt32, height: UInt32, bitDepth: UInt8 = 8, colorType: UInt8 = 2, interlaced: Bool = false,
+                     data: [UInt8], header: [UInt8] = [0x78, 0x01], adler: UInt32? = nil, chunkSize: Int = 1000,
+                     afterData: [UInt8] = []) -> [UInt8] {
+        var stream = header
+        var offset = 0
+        repeat {
+            let block = Array(data[offset..<min(data.count, offset + 65535)])
+            offset += block.count
+            let last: UInt8 = offset >= data.count ? 1 : 0
+            let length = UInt16(block.count)
+            stream += [last, UInt8(length & 0xFF), UInt8(length >> 8), UInt8(~length & 0xFF), UInt8(~length >> 8)] + block
+        } while offset < data.count
+        stream += PNGBytes.bigEndian(adler ?? Self.adler32(data))
+        var file = PNGBytes.signature
+            + PNGBytes.chunk("IHDR", PNGBytes.bigEndian(width) + PNGBytes.bigEndian(height) + [bitDepth, colorType, 0, 0, interlaced ? 1 : 0])
+        var start = 0
+        while start < stream.count {
+            file += PNGBytes.chunk("IDAT", Array(stream[start..<min(stream.count, start + chunkSize)]))
+            start += chunkSize
+        }
+        return file + afterData + PNGBytes.chunk("IEND", [])
+    }
+
+    private static func adler32(_ bytes: [UInt8]) -> UInt32 {
+        var a: UInt32 = 1, b: UInt32 = 0
+        for byte in bytes {
+            a = (a + UInt32(byte)) % 65521
+            b = (b + a) % 65521
+        }
+        return b << 16 | a
+    }
+
+    /// Rows of an 8-bit RGB image, each with `filter` (or the filter `filters` gives for that row).
+    private func rows(width: Int, height: Int, filter: (Int) -> UInt8 = { UInt8($0 % 5) }) -> [UInt8] {
+        (0..<height).flatMap { y in [filter(y)] + (0..<(width * 3)).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ y) } }
+    }
+
+    private func write(_ bytes: [UInt8], _ name: String = "built.png") throws -> URL {
+        let url = directory.file(name)
+        try url.write(bytes: bytes)
+        return url
+    }
+
+    @Test func handBuiltPNGPasses() throws {
+        let url = try write(png(width: 40, height: 30, data: rows(width: 40, height: 30)))
+        #expect(agreed(url, .png).status == CNSE_IMAGE_OK)
+    }
+
+    /// A filter byte past 4 decodes with zlib and passes every CRC: only looking at each row finds it.
+    @Test(arguments: [0, 17, 29])
+    func badFilterByte(row: Int) throws {
+        let url = try write(png(width: 40, height: 30, data: rows(width: 40, height: 30) { $0 == row ? 5 : 1 }))
+        let result = agreed(url, .png)
+        #expect(result.status == CNSE_IMAGE_CORRUPT)
+        #expect(result.message.contains("filter"), "\(result.message)")
+    }
+
+    @Test(arguments: [-1, 1])
+    func imageDataOfTheWrongLength(rowsOff: Int) throws {
+        let url = try write(png(width: 40, height: 30, data: rows(width: 40, height: 30 + rowsOff)))
+        let result = agreed(url, .png)
+        #expect(rowsOff < 0 ? result.status == CNSE_IMAGE_CORRUPT : result.report.warnings > 0 || result.status != CNSE_IMAGE_OK)
+    }
+
+    @Test func wrongAdler32() throws {
+        let data = rows(width: 40, height: 30)
+        let url = try write(png(width: 40, height: 30, data: data, adler: Self.adler32(data) ^ 1))
+        let result = agreed(url, .png)
+        #expect(result.status != CNSE_IMAGE_OK || result.report.warnings > 0)
+    }
+
+    /// A 16 KiB window: libdeflate would accept distances zlib refuses, so the cheap path leaves it to libpng.
+    @Test func smallWindowHeader() throws {
+        let url = try write(png(width: 40, height: 30, data: rows(width: 40, height: 30), header: [0x68, 0x05]))
+        #expect(agreed(url, .png).status == CNSE_IMAGE_OK)
+    }
+
+    @Test func presetDictionaryHeader() throws {
+        let url = try write(png(width: 40, height: 30, data: rows(width: 40, height: 30), header: [0x78, 0x20]))
+        #expect(agreed(url, .png).status != CNSE_IMAGE_OK)
+    }
+
+    @Test(arguments: [1, 7, 4096])
+    func imageDataInManyChunks(chunkSize: Int) throws {
+        let url = try write(png(width: 40, height: 30, data: rows(width: 40, height: 30), chunkSize: chunkSize))
+        #expect(agreed(url, .png).status == CNSE_IMAGE_OK)
+    }
+
+    @Test func crcErrorInALaterIDAT() throws {
+        var bytes = png(width: 40, height: 30, data: rows(width: 40, height: 30), chunkSize: 500)
+        let idat = try #require(PNGBytes.chunks(in: bytes).filter { $0.type == "IDAT" }.dropFirst(2).first)
+        bytes[idat.end - 1] ^= 0x40
+        let result = agreed(try write(bytes), .png)
+        #expect(result.status == CNSE_IMAGE_CORRUPT)
+        #expect(result.message.contains("CRC"), "\(result.message)")
+    }
+
+    @Test(arguments: [0.3, 0.7, 0.99])
+    func truncatedInsideTheImageData(fraction: Double) throws {
+        let bytes = png(width: 40, height: 30, data: rows(width: 40, height: 30), chunkSize: 700)
+        let url = try write(Array(bytes.prefix(Int(Double(bytes.count) * fraction))))
+        #expect(agreed(url, .png).status == CNSE_IMAGE_CORRUPT)
+    }
+
+    @Test func idatAfterAnotherChunk() throws {
+        var bytes = png(width: 40, height: 30, data: rows(width: 40, height: 30), chunkSize: 2000)
+        let second = try #require(PNGBytes.chunks(in: bytes).filter { $0.type == "IDAT" }.dropFirst().first)
+        bytes.insert(contentsOf: PNGBytes.chunk("tEXt", Array("Comment\u{0}between".utf8)), at: second.start)
+        agreed(try write(bytes), .png)
+    }
+
+    @Test func ancillaryChunkAfterTheData() throws {
+        let after = PNGBytes.chunk("tIME", [0x07, 0xE8, 1, 2, 3, 4, 5])
+        let url = try write(png(width: 40, height: 30, data: rows(width: 40, height: 30), afterData: after))
+        #expect(agreed(url, .png).status == CNSE_IMAGE_OK)
+    }
+
+    @Test func iendWithData() throws {
+        var bytes = png(width: 40, height: 30, data: rows(width: 40, height: 30))
+        bytes.removeLast(12)
+        bytes += PNGBytes.chunk("IEND", [1, 2, 3])
+        agreed(try write(bytes), .png)
+    }
+
+    /// Adam7: seven reduced images, each row with its own filter byte; a bad one in the last pass.
+    @Test(arguments: [false, true])
+    func interlaced(badLastFilter: Bool) throws {
+        // 8-bit RGB, 10 x 9: the passes' widths and heights (pass 1: 2 x 2 ... pass 7: 10 x 4).
+        let passes: [(Int, Int)] = [(2, 2), (1, 2), (3, 1), (2, 3), (5, 2), (5, 5), (10, 4)]
+        var data: [UInt8] = []
+        for (index, (width, height)) in passes.enumerated() {
+            for y in 0..<height {
+                let filter: UInt8 = badLastFilter && index == 6 && y == height - 1 ? 9 : UInt8(y % 5)
+                data += [filter] + (0..<(width * 3)).map { UInt8(truncatingIfNeeded: $0 + y) }
+            }
+        }
+        let result = agreed(try write(png(width: 10, height: 9, interlaced: true, data: data)), .png)
+        #expect(result.status == (badLastFilter ? CNSE_IMAGE_CORRUPT : CNSE_IMAGE_OK), "\(result.message)")
+    }
+
+    /// Palette images take the full decode (libpng can check indices past the palette, which only unfiltered
+    /// rows show): an index past a two-colour palette is judged as before.
+    @Test func paletteImagesTakeTheFullDecode() throws {
+        let row: [UInt8] = [0, 0, 1, 2, 3]
+        let data = Array([[UInt8]](repeating: row, count: 4).joined())
+        var bytes = png(width: 4, height: 4, colorType: 3, data: data)
+        let ihdr = try #require(PNGBytes.chunks(in: bytes).first { $0.type == "IHDR" })
+        bytes.insert(contentsOf: PNGBytes.chunk("PLTE", [255, 0, 0, 0, 255, 0]), at: ihdr.end)
+        agreed(try write(bytes), .png)
+    }
+
+    @Test(arguments: [(UInt8(16), UInt8(6)), (1, 0), (4, 0), (16, 4), (8, 4)])
+    func otherBitDepths(depth: UInt8, colorType: UInt8) throws {
+        let channels: [UInt8: Int] = [0: 1, 2: 3, 4: 2, 6: 4]
+        let rowBytes = (13 * Int(depth) * (channels[colorType] ?? 1) + 7) / 8
+        var data: [UInt8] = []
+        for y in 0..<11 {
+            data.append(UInt8(y % 5))
+            for x in 0..<rowBytes { data.append(UInt8(truncatingIfNeeded: x * 3 + y)) }
+        }
+        let url = try write(png(width: 13, height: 11, bitDepth: depth, colorType: colorType, data: data))
+        #expect(agreed(url, .png).status == CNSE_IMAGE_OK)
+    }
+
+    /// The memory limit still holds: an image whose data does not fit what is left goes to libpng, row by row.
+    @Test func dataLargerThanTheMemoryLeftStillPasses() throws {
+        let url = directory.file("large.png")
+        try #require(cimagefixtures_write_png(url.path, 1000, 700, 0, 3) == 0)
+        var limits = ImageDecodeLimits()
+        limits.maxMemory = 1_048_576
+        #expect(agreed(url, .png, limits: limits).status == CNSE_IMAGE_OK)
+    }
+
+    // MARK: Every byte flipped, real encoders' files
+
+    @Test(arguments: [false, true])
+    func everyByteFlipInAPNGAgrees(interlaced: Bool) throws {
+        let url = directory.file("small.png")
+        try #require(cimagefixtures_write_png(url.path, 9, 7, interlaced ? 1 : 0, 5) == 0)
+        let original = try url.readBytes()
+        let damaged = directory.file("damaged.png")
+        for offset in original.indices {
+            var bytes = original
+            bytes[offset] ^= UInt8(truncatingIfNeeded: offset * 37 + 1) | 1
+            try damaged.write(bytes: bytes)
+            agreed(damaged, .png)
+        }
+    }
+
+    /// Damage in a JPEG's entropy-coded data or markers: the 1/8-scale decode reads every code the full one does.
+    @Test(arguments: [false, true])
+    func everyByteFlipInAJPEGAgrees(progressive: Bool) throws {
+        let url = directory.file("small.jpg")
+        try #require(cimagefixtures_write_jpeg(url.path, 48, 32, 80, progressive ? 1 : 0, 5) == 0)
+        let original = try url.readBytes()
+        let damaged = directory.file("damaged.jpg")
+        var warned = 0
+        for offset in original.indices {
+            var bytes = original
+            bytes[offset] ^= UInt8(truncatingIfNeeded: offset * 37 + 1) | 1
+            try damaged.write(bytes: bytes)
+            let result = agreed(damaged, .jpeg)
+            if result.report.warnings > 0 { warned += 1 }
+        }
+        // The flips reach the scan data: some must be found as corrupt data.
+        #expect(warned > 0)
+    }
+
+    @Test(arguments: [0.2, 0.5, 0.9])
+    func truncatedJPEG(fraction: Double) throws {
+        let url = directory.file("cut.jpg")
+        try #require(cimagefixtures_write_jpeg(url.path, 300, 200, 85, 0, 9) == 0)
+        let bytes = try url.readBytes()
+        try url.write(bytes: Array(bytes.prefix(Int(Double(bytes.count) * fraction))))
+        let result = agreed(url, .jpeg)
+        #expect(result.report.warnings > 0 || result.status != CNSE_IMAGE_OK)
+    }
+
+    /// The JPEG memory limit is judged at full scale, as before: the same file is refused by both paths.
+    @Test func jpegMemoryLimitIsJudgedAtFullScale() throws {
+        let url = directory.file("progressive.jpg")
+        try #require(cimagefixtures_write_jpeg(url.path, 1200, 900, 80, 1, 2) == 0)
+        var limits = ImageDecodeLimits()
+        limits.maxMemory = 2 * 1_048_576
+        #expect(agreed(url, .jpeg, limits: limits).status == CNSE_IMAGE_OVER_MEMORY_LIMIT)
+    }
+}
