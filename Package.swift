@@ -31,9 +31,11 @@ let package = Package(
         .target(name: "CNSE", dependencies: ["CCurl", "CPNG", "CJPEG", "CGIF"]),
         // Real encoders (libpng, libjpeg, giflib) that tests and the benchmark use to make their images.
         .target(name: "CImageFixtures", dependencies: ["CPNG", "CJPEG", "CGIF"]),
-        .target(name: "NSEKit", dependencies: ["CNSE", "CCurl", "CCrypto"]),
-        .target(name: "NSEMediaServer"),
-        .target(name: "UserNotifications", dependencies: ["NSEKit", "os"]),
+        // The process's one executor for blocking work, and what waits on it (latch, single-flight, lanes).
+        .target(name: "NSEConcurrency"),
+        .target(name: "NSEKit", dependencies: ["CNSE", "CCurl", "CCrypto", "NSEConcurrency"]),
+        .target(name: "NSEMediaServer", dependencies: ["NSEConcurrency"]),
+        .target(name: "UserNotifications", dependencies: ["NSEKit", "NSEConcurrency", "os"]),
         .target(name: "FirebaseMessaging", dependencies: ["UserNotifications", "NSEKit"]),
         // Stand-ins for the other frameworks real extensions import: logging (`os`, `OSLog`), `UIImage`,
         // `UTType`, and communication notifications (`Intents`). Each records to the run through
@@ -44,7 +46,7 @@ let package = Package(
         .target(name: "UIKit", dependencies: ["UserNotifications", "NSEKit"]),
         .target(name: "UniformTypeIdentifiers", dependencies: ["NSEKit"]),
         .target(name: "Intents", dependencies: ["UserNotifications", "NSEKit"]),
-        .target(name: "NSEHarness", dependencies: ["UserNotifications", "FirebaseMessaging", "NSEKit"]),
+        .target(name: "NSEHarness", dependencies: ["UserNotifications", "FirebaseMessaging", "NSEKit", "NSEConcurrency"]),
         .executableTarget(
             name: "nse",
             dependencies: [

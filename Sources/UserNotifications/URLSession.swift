@@ -1,5 +1,6 @@
 @_exported import FoundationNetworking
 import Foundation
+import Synchronization
 import NSEKit
 
 /// `URLSession` for an app's extension compiled on Linux. Every file that imports UserNotifications sees this
@@ -25,7 +26,7 @@ open class URLSession: NSObject, @unchecked Sendable {
     public let configuration: URLSessionConfiguration
     /// Held until the session is invalidated and has said so to it, then released, as on iOS: the delegate is
     /// often the extension that holds the session, and holding it for ever leaked both (LeakSanitizer).
-    public var delegate: (any URLSessionDelegate)? { lock.withLock { heldDelegate } }
+    public var delegate: (any URLSessionDelegate)? { lock.withLock { _ in heldDelegate } }
     private var heldDelegate: (any URLSessionDelegate)?
     public let delegateQueue: OperationQueue
     open var sessionDescription: String?
@@ -35,7 +36,7 @@ open class URLSession: NSObject, @unchecked Sendable {
 
     // `lock` guards the task list, the invalidation state and the delegate; `callbacks` keeps delegate calls one
     // at a time, as iOS's serial delegate queue does.
-    private let lock = NSLock()
+    private let lock = Mutex(())
     // Recursive: a delegate method may invalidate the session, which reports to the delegate in turn.
     private let callbacks = NSRecursiveLock()
     private var tasks: [Int: URLSessionTask] = [:]
@@ -174,14 +175,14 @@ open class URLSession: NSObject, @unchecked Sendable {
     /// Lets running tasks finish, then invalidates; the shared session ignores it, as on iOS.
     open func finishTasksAndInvalidate() {
         guard !isShared else { return }
-        lock.withLock { invalidated = true }
+        lock.withLock { _ in invalidated = true }
         reportInvalidationIfDone()
     }
 
     /// Cancels every task and invalidates; the shared session ignores it, as on iOS.
     open func invalidateAndCancel() {
         guard !isShared else { return }
-        let running = lock.withLock {
+        let running = lock.withLock { _ in
             invalidated = true
             return Array(tasks.values)
         }
@@ -190,13 +191,13 @@ open class URLSession: NSObject, @unchecked Sendable {
     }
 
     open func getAllTasks(completionHandler: @escaping ([URLSessionTask]) -> Void) {
-        completionHandler(lock.withLock { Array(tasks.values) })
+        completionHandler(lock.withLock { _ in Array(tasks.values) })
     }
 
     // MARK: Running tasks
 
     private func register<Task: URLSessionTask>(_ make: (Int) -> Task) -> Task {
-        let (task, refused) = lock.withLock {
+        let (task, refused) = lock.withLock { _ in
             defer { nextIdentifier += 1 }
             let task = make(nextIdentifier)
             if !invalidated { tasks[task.taskIdentifier] = task }
@@ -267,27 +268,27 @@ open class URLSession: NSObject, @unchecked Sendable {
     }
 
     private func finished(_ task: URLSessionTask) {
-        lock.withLock { _ = tasks.removeValue(forKey: task.taskIdentifier) }
+        lock.withLock { _ in _ = tasks.removeValue(forKey: task.taskIdentifier) }
         reportInvalidationIfDone()
     }
 
     /// After invalidation, once no task is left: the delegate hears `didBecomeInvalidWithError(nil)` once.
     private func reportInvalidationIfDone() {
-        let report = lock.withLock {
+        let report = lock.withLock { _ in
             guard invalidated, tasks.isEmpty, !invalidationReported else { return false }
             invalidationReported = true
             return true
         }
         guard report else { return }
         if let delegate { callbacks.withLock { delegate.urlSession(self, didBecomeInvalidWithError: nil) } }
-        lock.withLock { heldDelegate = nil }
+        lock.withLock { _ in heldDelegate = nil }
     }
 }
 
 /// The one result of an async call's task, waited for without blocking a thread.
 private final class ResultBox<Value: Sendable>: @unchecked Sendable {
     // `lock` guards both fields.
-    private let lock = NSLock()
+    private let lock = Mutex(())
     private var result: Result<Value, any Error>?
     private var waiter: CheckedContinuation<Value, any Error>?
 
@@ -295,7 +296,7 @@ private final class ResultBox<Value: Sendable>: @unchecked Sendable {
     func fail(_ error: any Error) { settle(.failure(error)) }
 
     private func settle(_ outcome: Result<Value, any Error>) {
-        let continuation: CheckedContinuation<Value, any Error>? = lock.withLock {
+        let continuation: CheckedContinuation<Value, any Error>? = lock.withLock { _ in
             guard result == nil else { return nil }
             result = outcome
             defer { waiter = nil }
@@ -308,7 +309,7 @@ private final class ResultBox<Value: Sendable>: @unchecked Sendable {
     func value(running task: URLSessionTask) async throws -> Value {
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
-                let ready: Result<Value, any Error>? = lock.withLock {
+                let ready: Result<Value, any Error>? = lock.withLock { _ in
                     if result == nil { waiter = continuation }
                     return result
                 }

@@ -1,5 +1,6 @@
 import CImageFixtures
 import Foundation
+import Synchronization
 
 /// The benchmark's deterministic corpus: images made by the real encoders (never downloaded) and pushes that
 /// point at them, in two variants: every push with its own image, and pushes sharing a few images.
@@ -175,10 +176,10 @@ struct BenchError: Error, CustomStringConvertible {
 final class Failures: @unchecked Sendable {
     // Guarded by `lock`.
     private var messages: [String] = []
-    private let lock = NSLock()
+    private let lock = Mutex(())
 
-    func add(_ message: String) { lock.withLock { messages.append(message) } }
-    var first: String? { lock.withLock { messages.first } }
+    func add(_ message: String) { lock.withLock { _ in messages.append(message) } }
+    var first: String? { lock.withLock { _ in messages.first } }
 }
 
 extension String {

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import NSEKit
 
 /// The least time the batch could take: decoding the same images with the same libraries (ImageDecoder over
@@ -32,10 +33,10 @@ enum DecodeFloor {
 final class Counter: @unchecked Sendable {
     // Guarded by `lock`.
     private var value = 0
-    private let lock = NSLock()
+    private let lock = Mutex(())
 
     func take(below limit: Int) -> Int? {
-        lock.withLock {
+        lock.withLock { _ in
             guard value < limit else { return nil }
             defer { value += 1 }
             return value
