@@ -32,9 +32,21 @@ struct Benchmark: ParsableCommand {
     @Flag(help: "Only measure the decode floor, with 1 thread and with every core.")
     var floorOnly = false
 
+    @Option(help: "An extra argument for nse batch in the latency workload (repeat for more), e.g. --latency-nse-argument=--jobs=64.")
+    var latencyNseArgument: [String] = []
+
+    @Option(help: "Which workloads to run: all, latency (the delayed, paced CDN) or cpu (the loopback corpus).")
+    var workload = "all"
+
     private var outputs: URL { URL(fileURLWithPath: corpus).appendingPathComponent("outputs") }
 
     mutating func run() throws {
+        guard ["all", "latency", "cpu"].contains(workload) else { throw ValidationError("--workload is all, latency or cpu") }
+        if workload != "cpu", !floorOnly {
+            let root = URL(fileURLWithPath: self.corpus).appendingPathComponent("latency")
+            try LatencyWorkload(root: root, nse: nse, python: python, repeats: repeats, extraArguments: latencyNseArgument).run()
+        }
+        guard workload != "latency" else { return }
         let corpus = Corpus(payloads: payloads, root: URL(fileURLWithPath: self.corpus))
         try corpus.generateImages()
         let media = MediaDirectory(root: corpus.root.path)

@@ -20,8 +20,8 @@ struct BatchCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Save each result as DIR/<path relative to its folder>/content.json with its attachment, and DIR/report.json.", valueName: "dir"))
     var out: String?
 
-    @Option(help: ArgumentHelp("Pushes processed at once.", valueName: "n"))
-    var jobs = 8
+    @Option(help: ArgumentHelp("Pushes in flight at once. A push waiting on the network holds no thread (every download shares one network thread), and decoding runs one image per core whatever this is, so a high number costs little: it is how many downloads a slow CDN may keep waiting.", valueName: "n"))
+    var jobs = BatchRunner.defaultJobs
 
     @Option(help: ArgumentHelp("Also write JUnit XML (one test case per push) to this file.", valueName: "file"))
     var junit: String?
@@ -67,7 +67,7 @@ struct BatchCommand: AsyncParsableCommand {
 
     func validate() throws {
         guard !paths.isEmpty else { throw ValidationError("Name at least one folder of push files.") }
-        guard (1...256).contains(jobs) else { throw ValidationError("--jobs must be between 1 and 256.") }
+        guard (1...BatchRunner.maxJobs).contains(jobs) else { throw ValidationError("--jobs must be between 1 and \(BatchRunner.maxJobs).") }
     }
 
     /// Appends to a file (GitHub's step summary is shared by the job's steps), creating it if missing.
