@@ -58,7 +58,7 @@ let package = Package(
         .executableTarget(
             name: "nse-bench",
             dependencies: [
-                "NSEKit", "NSEMediaServer", "CImageFixtures",
+                "NSEKit", "NSEMediaServer", "NSEConcurrency", "CImageFixtures",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),

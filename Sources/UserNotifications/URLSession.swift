@@ -1,5 +1,6 @@
 @_exported import FoundationNetworking
 import Foundation
+import NSEConcurrency
 import Synchronization
 import NSEKit
 
@@ -37,8 +38,8 @@ open class URLSession: NSObject, @unchecked Sendable {
     // `lock` guards the task list, the invalidation state and the delegate; `callbacks` keeps delegate calls one
     // at a time, as iOS's serial delegate queue does.
     private let lock = Mutex(())
-    // Recursive: a delegate method may invalidate the session, which reports to the delegate in turn.
-    private let callbacks = NSRecursiveLock()
+    // Re-entrant: a delegate method may invalidate the session, which reports to the delegate in turn.
+    private let callbacks = DelegateQueue()
     private var tasks: [Int: URLSessionTask] = [:]
     private var nextIdentifier = 1
     private var invalidated = false
@@ -231,7 +232,7 @@ open class URLSession: NSObject, @unchecked Sendable {
 
     /// A data task without a handler: the delegate gets the response, the data, then the completion.
     func deliver(_ data: Data, response: URLResponse, for task: URLSessionDataTask) {
-        callbacks.withLock {
+        callbacks.sync { [self] in
             guard let delegate = delegate as? any URLSessionDataDelegate else {
                 (delegate as? any URLSessionTaskDelegate)?.urlSession(self, task: task, didCompleteWithError: nil)
                 return
@@ -249,7 +250,7 @@ open class URLSession: NSObject, @unchecked Sendable {
 
     /// A download task without a handler: `didFinishDownloadingTo`, then the completion.
     func deliver(file: URL, for task: URLSessionDownloadTask) {
-        callbacks.withLock {
+        callbacks.sync { [self] in
             guard let delegate = delegate as? any URLSessionDownloadDelegate else {
                 (delegate as? any URLSessionTaskDelegate)?.urlSession(self, task: task, didCompleteWithError: nil)
                 return
@@ -262,7 +263,7 @@ open class URLSession: NSObject, @unchecked Sendable {
     }
 
     func taskDidComplete(_ task: URLSessionTask, error: (any Error)?) {
-        callbacks.withLock {
+        callbacks.sync { [self] in
             (delegate as? any URLSessionTaskDelegate)?.urlSession(self, task: task, didCompleteWithError: error)
         }
     }
@@ -280,8 +281,42 @@ open class URLSession: NSObject, @unchecked Sendable {
             return true
         }
         guard report else { return }
-        if let delegate { callbacks.withLock { delegate.urlSession(self, didBecomeInvalidWithError: nil) } }
+        if let delegate { callbacks.sync { [self] in delegate.urlSession(self, didBecomeInvalidWithError: nil) } }
         lock.withLock { _ in heldDelegate = nil }
+    }
+}
+
+/// A session's delegate queue: its calls run one at a time, in order, on the executor, as on iOS's serial
+/// delegate queue; the caller waits for its call to end. A delegate method that causes another delegate call
+/// (invalidating the session) runs it at once, as a call from the queue's own thread does on iOS.
+private final class DelegateQueue: Sendable {
+    private let lane = ExecutorLane(width: 1)
+
+    private static let key = "nse.delegate-queue"
+
+    func sync(_ body: @escaping () -> Void) {
+        let me = ObjectIdentifier(self)
+        if (Thread.current.threadDictionary[Self.key] as? [ObjectIdentifier])?.contains(me) == true { return body() }
+        let call = UncheckedCall(body: body)
+        let done = Latch<Bool>()
+        // The delegate runs in the caller's run, as the caller's own code would.
+        let environment = ExtensionEnvironment.current
+        lane.execute("nse.URLSession") {
+            var inside = Thread.current.threadDictionary[Self.key] as? [ObjectIdentifier] ?? []
+            inside.append(me)
+            Thread.current.threadDictionary[Self.key] = inside
+            if let environment { environment.withCurrent(call.body) } else { call.body() }
+            inside.removeLast()
+            Thread.current.threadDictionary[Self.key] = inside.isEmpty ? nil : inside
+            done.open(true)
+        }
+        _ = done.wait()
+    }
+
+    /// The body may touch the caller's state, which is not Sendable: the caller blocks until the call has run,
+    /// so only one thread uses it at a time.
+    private struct UncheckedCall: @unchecked Sendable {
+        let body: () -> Void
     }
 }
 

@@ -1,5 +1,6 @@
 import CImageFixtures
 import Foundation
+import NSEConcurrency
 import Synchronization
 
 /// The benchmark's deterministic corpus: images made by the real encoders (never downloaded) and pushes that
@@ -104,9 +105,17 @@ struct Corpus {
         guard !needed.isEmpty else { return }
         print("generating \(needed.count) images in \(images.path) ...")
         let failures = Failures()
-        DispatchQueue.concurrentPerform(iterations: needed.count) { index in
-            do { try write(needed[index]) } catch { failures.add("\(needed[index].fileName): \(error)") }
+        let next = Counter()
+        let finished = (0..<ProcessInfo.processInfo.activeProcessorCount).map { _ in Latch<Bool>() }
+        for done in finished {
+            BlockingExecutor.shared.execute("nse-bench.generate") { [self] in
+                while let index = next.take(below: needed.count) {
+                    do { try write(needed[index]) } catch { failures.add("\(needed[index].fileName): \(error)") }
+                }
+                done.open(true)
+            }
         }
+        for done in finished { _ = done.wait() }
         if let first = failures.first { throw BenchError(first) }
     }
 
