@@ -68,7 +68,7 @@ let package = Package(
         .executableTarget(name: "nse-fuzz", dependencies: ["NSEFuzzTargets"]),
         .testTarget(
             name: "NSEKitTests",
-            dependencies: ["NSEKit", "NSEHarness", "NSEMediaServer", "NSEFuzzTargets", "NSETestSupport", "CNSE", "CImageFixtures", "CCurl"]
+            dependencies: ["NSEKit", "NSEHarness", "NSEMediaServer", "NSEConcurrency", "NSEFuzzTargets", "NSETestSupport", "CNSE", "CImageFixtures", "CCurl"]
         ),
         .testTarget(name: "NSEMediaServerTests", dependencies: ["NSEMediaServer"]),
         // Runs the built `nse` executable as a user would.
