@@ -74,7 +74,7 @@ let package = Package(
         // Runs the built `nse` executable as a user would.
         // Helpers the test targets share: the JUnit parser, comparing documented examples with real output.
         .target(name: "NSETestSupport", path: "Tests/NSETestSupport"),
-        .testTarget(name: "NSECommandTests", dependencies: ["nse", "NSEKit", "NSEMediaServer", "NSETestSupport"]),
+        .testTarget(name: "NSECommandTests", dependencies: ["nse", "NSEKit", "NSEMediaServer", "NSEConcurrency", "NSETestSupport"]),
         .testTarget(
             name: "NSEHarnessTests",
             dependencies: ["UserNotifications", "FirebaseMessaging", "NSEHarness", "NSEKit", "NSEMediaServer", "CImageFixtures"]
