@@ -13,6 +13,12 @@ let package = Package(
             targets: [
                 "NSEHarness", "UserNotifications", "FirebaseMessaging",
                 "os", "OSLog", "UIKit", "UniformTypeIdentifiers", "Intents",
+                // The push SDKs' extension helpers (docs/sdks.md): one stand-in module per SDK.
+                "OneSignalExtension",
+                "BrazeNotificationService", "CTNotificationService", "CleverTapSDK", "IterableAppExtensions",
+                "CioInternalCommon", "CioMessagingPush", "CioMessagingPushAPN",
+                "Mixpanel", "AirshipNotificationServiceExtension", "PushwooshFramework", "BatchExtension",
+                "NotificareNotificationServiceExtensionKit",
             ]
         ),
         .executable(name: "nse", targets: ["nse"]),
@@ -46,7 +52,31 @@ let package = Package(
         .target(name: "UIKit", dependencies: ["UserNotifications", "NSEKit"]),
         .target(name: "UniformTypeIdentifiers", dependencies: ["NSEKit"]),
         .target(name: "Intents", dependencies: ["UserNotifications", "NSEKit"]),
-        .target(name: "NSEHarness", dependencies: ["UserNotifications", "FirebaseMessaging", "NSEKit", "NSEConcurrency"]),
+        // The push SDKs' extension helpers, with the SDKs' own module and type names (docs/sdks.md).
+        .target(name: "OneSignalExtension", dependencies: ["UserNotifications", "NSEKit"]),
+        .target(name: "BrazeNotificationService", dependencies: ["UserNotifications", "NSEKit"]),
+        .target(name: "CTNotificationService", dependencies: ["UserNotifications", "NSEKit"]),
+        .target(name: "CleverTapSDK", dependencies: ["UserNotifications", "NSEKit"]),
+        .target(name: "IterableAppExtensions", dependencies: ["UserNotifications", "NSEKit"]),
+        .target(name: "CioInternalCommon"),
+        .target(name: "CioMessagingPush", dependencies: ["CioInternalCommon", "UserNotifications", "NSEKit"]),
+        .target(name: "CioMessagingPushAPN", dependencies: ["CioMessagingPush", "CioInternalCommon", "UserNotifications"]),
+        .target(name: "Mixpanel", dependencies: ["UserNotifications", "NSEKit"]),
+        .target(name: "AirshipNotificationServiceExtension", dependencies: ["UserNotifications", "NSEKit", "UniformTypeIdentifiers", "os"]),
+        .target(name: "PushwooshFramework", dependencies: ["UserNotifications", "NSEKit"]),
+        .target(name: "BatchExtension", dependencies: ["UserNotifications", "NSEKit"]),
+        .target(name: "NotificareNotificationServiceExtensionKit", dependencies: ["UserNotifications", "NSEKit", "UniformTypeIdentifiers"]),
+        .target(
+            name: "NSEHarness",
+            dependencies: [
+                "UserNotifications", "FirebaseMessaging", "NSEKit", "NSEConcurrency",
+                "OneSignalExtension",
+                "BrazeNotificationService", "CTNotificationService", "CleverTapSDK", "IterableAppExtensions",
+                "CioInternalCommon", "CioMessagingPush", "CioMessagingPushAPN",
+                "Mixpanel", "AirshipNotificationServiceExtension", "PushwooshFramework", "BatchExtension",
+                "NotificareNotificationServiceExtensionKit",
+            ]
+        ),
         .executableTarget(
             name: "nse",
             dependencies: [
@@ -74,10 +104,17 @@ let package = Package(
         // Runs the built `nse` executable as a user would.
         // Helpers the test targets share: the JUnit parser, comparing documented examples with real output.
         .target(name: "NSETestSupport", path: "Tests/NSETestSupport"),
-        .testTarget(name: "NSECommandTests", dependencies: ["nse", "NSEKit", "NSEMediaServer", "NSEConcurrency", "NSETestSupport"]),
+        .testTarget(name: "NSECommandTests", dependencies: ["nse", "NSEKit", "NSEHarness", "NSEMediaServer", "NSEConcurrency", "NSETestSupport"]),
         .testTarget(
             name: "NSEHarnessTests",
-            dependencies: ["UserNotifications", "FirebaseMessaging", "NSEHarness", "NSEKit", "NSEMediaServer", "CImageFixtures"]
+            dependencies: [
+                "UserNotifications", "FirebaseMessaging", "NSEHarness", "NSEKit", "NSEMediaServer", "CImageFixtures",
+                "OneSignalExtension",
+                "BrazeNotificationService", "CTNotificationService", "CleverTapSDK", "IterableAppExtensions",
+                "CioInternalCommon", "CioMessagingPush", "CioMessagingPushAPN",
+                "Mixpanel", "AirshipNotificationServiceExtension", "PushwooshFramework", "BatchExtension",
+                "NotificareNotificationServiceExtensionKit", "SDKTestSupport",
+            ]
         ),
         // Extensions written as apps write them, compiled as Xcode compiles app code (Swift 5 mode), run by the
         // harness; and the framework stand-ins' own tests.
@@ -102,7 +139,76 @@ let package = Package(
         .testTarget(
             name: "ExampleExtensionTests",
             dependencies: ["UserNotifications", "FirebaseMessaging", "NSEHarness", "NSEKit", "NSEMediaServer"],
-            path: "samples/extension"
+            path: "samples/extension",
+            exclude: ["sdks"]
+        ),
+        // Each SDK's documented extension file, compiled unchanged (Swift 5 mode, as Xcode compiles app code) and
+        // run by the harness over that SDK's samples (samples/sdks/<name>).
+        .testTarget(
+            name: "OneSignalExtensionTests",
+            dependencies: ["UserNotifications", "OneSignalExtension", "NSEHarness", "NSEKit", "NSEMediaServer"],
+            path: "samples/extension/sdks/onesignal",
+            swiftSettings: [.swiftLanguageMode(.v5)]
+        ),
+        .testTarget(
+            name: "BrazeExtensionTests",
+            dependencies: ["BrazeNotificationService", "NSEHarness", "NSEKit", "NSEMediaServer"],
+            path: "samples/extension/sdks/braze",
+            swiftSettings: [.swiftLanguageMode(.v5)]
+        ),
+        .testTarget(
+            name: "CleverTapExtensionTests",
+            dependencies: ["CTNotificationService", "CleverTapSDK", "NSEHarness", "NSEKit", "NSEMediaServer"],
+            path: "samples/extension/sdks/clevertap",
+            swiftSettings: [.swiftLanguageMode(.v5)]
+        ),
+        .testTarget(
+            name: "IterableExtensionTests",
+            dependencies: ["IterableAppExtensions", "NSEHarness", "NSEKit", "NSEMediaServer"],
+            path: "samples/extension/sdks/iterable",
+            swiftSettings: [.swiftLanguageMode(.v5)]
+        ),
+        .testTarget(
+            name: "CustomerIOExtensionTests",
+            dependencies: ["CioMessagingPushAPN", "CioMessagingPush", "CioInternalCommon", "NSEHarness", "NSEKit", "NSEMediaServer"],
+            path: "samples/extension/sdks/customerio",
+            swiftSettings: [.swiftLanguageMode(.v5)]
+        ),
+        // The SDK samples (samples/sdks) and the command line's path for `--sdk`, shared by the SDK tests.
+        .target(
+            name: "SDKTestSupport",
+            dependencies: ["NSEHarness", "NSEKit", "NSEMediaServer", "UserNotifications"],
+            path: "Tests/SDKTestSupport"
+        ),
+        .testTarget(
+            name: "MixpanelExtensionTests",
+            dependencies: ["NSEHarness", "NSEKit", "Mixpanel", "SDKTestSupport"],
+            path: "samples/extension/sdks/mixpanel",
+            swiftSettings: [.swiftLanguageMode(.v5)]
+        ),
+        .testTarget(
+            name: "AirshipExtensionTests",
+            dependencies: ["NSEHarness", "NSEKit", "AirshipNotificationServiceExtension", "SDKTestSupport"],
+            path: "samples/extension/sdks/airship",
+            swiftSettings: [.swiftLanguageMode(.v5)]
+        ),
+        .testTarget(
+            name: "PushwooshExtensionTests",
+            dependencies: ["NSEHarness", "NSEKit", "PushwooshFramework", "SDKTestSupport"],
+            path: "samples/extension/sdks/pushwoosh",
+            swiftSettings: [.swiftLanguageMode(.v5)]
+        ),
+        .testTarget(
+            name: "BatchExtensionTests",
+            dependencies: ["NSEHarness", "NSEKit", "BatchExtension", "SDKTestSupport"],
+            path: "samples/extension/sdks/batch",
+            swiftSettings: [.swiftLanguageMode(.v5)]
+        ),
+        .testTarget(
+            name: "NotificareExtensionTests",
+            dependencies: ["NSEHarness", "NSEKit", "NotificareNotificationServiceExtensionKit", "SDKTestSupport"],
+            path: "samples/extension/sdks/notificare",
+            swiftSettings: [.swiftLanguageMode(.v5)]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -18,7 +18,7 @@ public enum ExtensionBuildError: Error, Sendable, CustomStringConvertible {
         case .notFound(let path): "\(path) does not exist."
         case .noSwiftFiles(let paths): "No .swift files in \(paths.joined(separator: ", "))."
         case .duplicateFileName(let name): "Two source files are named \(name): Swift needs every file name in a module to be unique (Xcode does too)."
-        case .noServiceClass: "No class inherits from UNNotificationServiceExtension in these files, and no Info.plist names one (NSExtension > NSExtensionPrincipalClass). Pass --class NAME."
+        case .noServiceClass: "No class inherits from UNNotificationServiceExtension (or from a push SDK's extension class nse has a stand-in for) in these files, and no Info.plist names one (NSExtension > NSExtensionPrincipalClass). Pass --class NAME."
         case .severalServiceClasses(let names): "Several classes inherit from UNNotificationServiceExtension (\(names.joined(separator: ", "))): pass --class NAME, or give the Info.plist that names the principal class."
         case .classNotFound(let name): "The principal class \(name) is not declared in these files (as `class \(name)`)."
         case .unreadable(let path, let reason): "\(path) cannot be read: \(reason)"
@@ -35,11 +35,17 @@ public struct ExtensionSources: Sendable {
     public var infoPlist: URL?
     /// The `UNNotificationServiceExtension` subclass iOS instantiates.
     public var principalClass: String
+    /// The push SDKs whose helper module the files import (`import OneSignalExtension`), in `PushSDK` order.
+    public var sdks: [PushSDK] = []
 
     /// Reads folders (recursively: `.swift` files and the first `Info.plist`) and single files (`.swift`,
     /// `.plist`). The principal class is `className`, else the Info.plist's `NSExtensionPrincipalClass`,
     /// else the one class in the files that inherits from `UNNotificationServiceExtension`.
-    public static func discover(_ paths: [String], className: String? = nil) throws(ExtensionBuildError) -> ExtensionSources {
+    ///
+    /// `standInClasses` are the service-extension classes of nse's stand-in modules (`standInServiceClasses(in:)`):
+    /// a file whose class subclasses one of them (`class NotificationService: BrazeNotificationService.NotificationService {}`)
+    /// has no `UNNotificationServiceExtension` of its own and still qualifies.
+    public static func discover(_ paths: [String], className: String? = nil, standInClasses: Set<String> = []) throws(ExtensionBuildError) -> ExtensionSources {
         let manager = FileManager.default
         var files: [(URL, String)] = []
         var plist: URL?
@@ -78,7 +84,7 @@ public struct ExtensionSources: Sendable {
         let texts = try files.map { file throws(ExtensionBuildError) -> String in
             do { return try String(contentsOf: file.0, encoding: .utf8) } catch { throw .unreadable(file.0.path, error.localizedDescription) }
         }
-        let declared = texts.flatMap(serviceClasses(in:))
+        let declared = serviceClasses(declaredIn: texts, standInClasses: standInClasses)
         let chosen: String
         if let className {
             chosen = className
@@ -90,7 +96,48 @@ public struct ExtensionSources: Sendable {
             throw declared.isEmpty ? .noServiceClass : .severalServiceClasses(declared)
         }
         guard texts.contains(where: { declares(chosen, in: $0) }) else { throw .classNotFound(chosen) }
-        return ExtensionSources(files: files, infoPlist: plist, principalClass: chosen)
+        var sources = ExtensionSources(files: files, infoPlist: plist, principalClass: chosen)
+        let imported = Set(texts.flatMap(importedModules(in:)))
+        sources.sdks = PushSDK.allCases.filter { imported.contains($0.moduleName) }
+        return sources
+    }
+
+    /// The service-extension classes nse's stand-in modules declare, bare and qualified by their module
+    /// (`NotificationService`, `BrazeNotificationService.NotificationService`): read from nse's own `Sources/`, so
+    /// every module of the NSEHarness product counts, whichever SDK stand-ins this checkout has.
+    public static func standInServiceClasses(in nseRoot: URL) -> Set<String> {
+        let sources = nseRoot.appendingPathComponent("Sources")
+        let modules = (try? FileManager.default.contentsOfDirectory(atPath: sources.path)) ?? []
+        var found: Set<String> = []
+        for module in modules.sorted() where module != "NSEHarness" && module != "nse" {
+            let folder = sources.appendingPathComponent(module)
+            guard let walker = FileManager.default.enumerator(at: folder, includingPropertiesForKeys: nil) else { continue }
+            let texts = walker.compactMap { $0 as? URL }.filter { $0.pathExtension == "swift" }
+                .compactMap { try? String(contentsOf: $0, encoding: .utf8) }
+            for name in serviceClasses(declaredIn: texts, standInClasses: []) {
+                found.insert(name)
+                found.insert("\(module).\(name)")
+            }
+        }
+        return found
+    }
+
+    /// Classes that inherit from `UNNotificationServiceExtension`, directly, through a stand-in's class, or
+    /// through another class of the same files, in the order declared.
+    public static func serviceClasses(declaredIn texts: [String], standInClasses: Set<String>) -> [String] {
+        let declarations = texts.flatMap(classDeclarations(in:))
+        var qualifying: Set<String> = standInClasses.union(["UNNotificationServiceExtension", "UserNotifications.UNNotificationServiceExtension"])
+        var found: [String] = []
+        // Each pass adds the classes whose superclass qualified in the pass before; bounded by the declarations.
+        for _ in 0...declarations.count {
+            let next = declarations.filter { qualifying.contains($0.superclass) && !found.contains($0.name) }
+            guard !next.isEmpty else { break }
+            for declaration in next {
+                found.append(declaration.name)
+                qualifying.insert(declaration.name)
+            }
+        }
+        return declarations.map(\.name).filter { found.contains($0) }
     }
 
     /// `NSExtension > NSExtensionPrincipalClass`, without Xcode's `$(PRODUCT_MODULE_NAME).` prefix.
@@ -103,10 +150,21 @@ public struct ExtensionSources: Sendable {
         return name
     }
 
-    /// Classes declared as `class Name: UNNotificationServiceExtension` (with any modifiers or attributes).
-    static func serviceClasses(in text: String) -> [String] {
-        let pattern = #"(?m)^[ \t]*(?:(?:@\w+(?:\([^)]*\))?|public|open|internal|final|private|fileprivate)\s+)*class\s+(\w+)\s*:\s*(?:UserNotifications\.)?UNNotificationServiceExtension\b"#
+    /// Classes declared as `class Name: Superclass` (with any modifiers or attributes), with their superclass
+    /// as written (`UNNotificationServiceExtension`, `BrazeNotificationService.NotificationService`).
+    static func classDeclarations(in text: String) -> [(name: String, superclass: String)] {
+        let pattern = #"(?m)^[ \t]*(?:(?:@\w+(?:\([^)]*\))?|public|open|internal|final|private|fileprivate)\s+)*class\s+(\w+)\s*:\s*([\w.]+)"#
         guard let expression = try? NSRegularExpression(pattern: pattern) else { return [] }
+        let range = NSRange(text.startIndex..., in: text)
+        return expression.matches(in: text, range: range).compactMap { match in
+            guard let name = Range(match.range(at: 1), in: text), let superclass = Range(match.range(at: 2), in: text) else { return nil }
+            return (String(text[name]), String(text[superclass]))
+        }
+    }
+
+    /// The modules a file imports (`import OneSignalExtension`, `@preconcurrency import X`).
+    static func importedModules(in text: String) -> [String] {
+        guard let expression = try? NSRegularExpression(pattern: #"(?m)^[ \t]*(?:@\w+[ \t]+)*import[ \t]+(?:class[ \t]+|struct[ \t]+|enum[ \t]+)?(\w+)"#) else { return [] }
         let range = NSRange(text.startIndex..., in: text)
         return expression.matches(in: text, range: range).compactMap { match in
             Range(match.range(at: 1), in: text).map { String(text[$0]) }

@@ -57,6 +57,9 @@ public struct HarnessRunner: ExtensionRunner {
             identifier: UUID().uuidString, content: UNNotificationContent(state.original, environment: environment),
             trigger: UNPushNotificationTrigger())
         let handler = ContentHandlerRecorder()
+        handler.dataStore = AttachmentDataStore(folder: context.workDirectory.appendingPathComponent("AttachmentDataStore"))
+        // A crash (an SDK stand-in reaching code that raises on a device) ends the wait at once.
+        environment.onCrash { handler.noteCrash() }
         // Made with the run current, so a session the extension makes in its initializer belongs to the run.
         let instance = Unshared(environment.withCurrent { makeExtension() })
         let memory = ProcessMemoryWatch(memoryMeasurement)
@@ -72,7 +75,7 @@ public struct HarnessRunner: ExtensionRunner {
         }
         // The budget is kept by the executor's timer thread, so a busy cooperative pool cannot delay the expiry call.
         let expiry = BlockingExecutor.shared.schedule(at: deadline, "nse.serviceExtensionTimeWillExpire") {
-            guard !handler.calledInTime(deadline) else { return }
+            guard !handler.calledInTime(deadline), !handler.hasCrashed else { return }
             environment.withCurrent { instance.value.serviceExtensionTimeWillExpire() }
         }
         defer { expiry.cancel() }
@@ -84,6 +87,14 @@ public struct HarnessRunner: ExtensionRunner {
         // made later never reach it, however late this task looks at them.
         let end = min(deadline, firstCall ?? deadline) + expiryGrace
         environment.lifetimeEnd = end
+        if environment.crashed {
+            // The process is gone: nothing it started finishes, and iOS shows the original content.
+            environment.endRun()
+            state.diagnostics += environment.diagnostics
+            state.mediaRequested = environment.mediaRequested
+            if reportsActivity { state.activity = environment.activity }
+            return .neverDelivered
+        }
         if expired {
             // Let helpers that gave up at the same deadline record why, before their findings are read.
             await environment.waitForHelpers(until: end)
@@ -212,6 +223,10 @@ final class ContentHandlerRecorder: @unchecked Sendable {
     /// waiting task runs.
     private var callTimes: [(at: ContinuousClock.Instant, thread: String)] = []
     private var returned = false
+    /// Where attachment files go when the handler is called (set before the extension starts).
+    var dataStore: AttachmentDataStore?
+    /// The extension's process crashed: no call will come.
+    private var crashed = false
     /// Woken (with false: look again) on every event.
     private var waiters: [CheckedContinuation<Bool, Never>] = []
 
@@ -221,12 +236,23 @@ final class ContentHandlerRecorder: @unchecked Sendable {
             // Bounded: an extension calling in a loop cannot grow this without limit.
             if callTimes.count < ExtensionEnvironment.activityLimit { callTimes.append((instant, thread)) }
             guard first == nil else { return [] }
-            // The phone shows the content as it was when handed over.
-            first = content.copy() as? UNNotificationContent ?? content
+            // The phone shows the content as it was when handed over, its attachment files taken at that moment.
+            let shown = content.copy() as? UNNotificationContent ?? content
+            first = dataStore?.adopt(shown) ?? shown
             return takeWaiters()
         }
         resumed.forEach { $0.resume(returning: false) }
     }
+
+    func noteCrash() {
+        let resumed = lock.withLock { _ in
+            crashed = true
+            return takeWaiters()
+        }
+        resumed.forEach { $0.resume(returning: false) }
+    }
+
+    var hasCrashed: Bool { lock.withLock { _ in crashed } }
 
     func noteDidReceiveReturned() {
         let resumed = lock.withLock { _ in
@@ -260,7 +286,7 @@ final class ContentHandlerRecorder: @unchecked Sendable {
 
     /// The first content handed over by `deadline`, waiting until then at most.
     func waitForFirst(until deadline: ContinuousClock.Instant) async -> UNNotificationContent? {
-        await wait(until: deadline) { $0.first != nil }
+        await wait(until: deadline) { $0.first != nil || $0.crashed }
         return lock.withLock { _ in
             guard let firstAt = callTimes.first?.at, firstAt <= deadline else { return nil }
             return first
@@ -307,5 +333,36 @@ final class ContentHandlerRecorder: @unchecked Sendable {
     private func releaseWaiters() {
         let pending = lock.withLock { _ in takeWaiters() }
         pending.forEach { $0.resume(returning: false) }
+    }
+}
+
+/// What iOS does with attachment files when the content handler is called: it takes them into its data store.
+/// A file the extension deletes afterwards (a download task's .tmp, deleted when its completion returns, as
+/// Batch's helper attaches it) is still shown; one deleted before the call is reported missing at delivery.
+struct AttachmentDataStore: Sendable {
+    let folder: URL
+
+    /// The content with each attachment whose file exists now linked (or copied) into the store.
+    func adopt(_ content: UNNotificationContent) -> UNNotificationContent {
+        guard !content.fields.attachments.isEmpty else { return content }
+        content.fields.attachments = content.fields.attachments.enumerated().map { index, attachment in
+            var staged = attachment.staged
+            // One folder per attachment keeps the file's own name, which the report shows.
+            let destination = folder.appendingPathComponent("\(index)").appendingPathComponent(staged.localFile.lastPathComponent)
+            do {
+                try FileManager.default.createDirectory(at: destination.deletingLastPathComponent(), withIntermediateDirectories: true)
+                do {
+                    try FileManager.default.linkItem(at: staged.localFile, to: destination)
+                } catch {
+                    try FileManager.default.copyItem(at: staged.localFile, to: destination)
+                }
+            } catch {
+                // Already gone: delivery reports it (media.attachment-missing).
+                return attachment
+            }
+            staged.localFile = destination
+            return UNNotificationAttachment(staged: staged)
+        }
+        return content
     }
 }

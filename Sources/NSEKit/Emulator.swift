@@ -125,6 +125,7 @@ public struct Emulator: Sendable {
         result.diagnostics += state.diagnostics
         result.extensionMemoryBytes = state.memoryPeakBytes
         result.extensionActivity = state.activity.isEmpty ? nil : state.activity
+        result.helper = state.helper
 
         guard delivery != .neverDelivered else {
             result.outcome = .original

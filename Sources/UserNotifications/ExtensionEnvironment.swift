@@ -284,6 +284,45 @@ package final class ExtensionEnvironment: @unchecked Sendable {
         return folder
     }
 
+    // MARK: The app's notification categories and a crash of the extension's process
+
+    private var categories: Set<UNNotificationCategory> = []
+
+    /// What `UNUserNotificationCenter.setNotificationCategories(_:)` last registered in this run (empty at first:
+    /// the emulated app has registered none).
+    package var notificationCategories: Set<UNNotificationCategory> {
+        get { lock.withLock { _ in categories } }
+        set { lock.withLock { _ in categories = newValue } }
+    }
+
+    private var crashFinding: Diagnostic?
+    private var crashWatchers: [@Sendable () -> Void] = []
+
+    /// An SDK stand-in reached code that crashes the extension's process on a device (an Objective-C exception,
+    /// a force unwrap of nil): the finding is recorded and the harness ends the run, iOS showing the original
+    /// content. The caller returns without calling the content handler, as the dead process would.
+    package func crash(_ finding: Diagnostic) {
+        let watchers: [@Sendable () -> Void] = lock.withLock { _ in
+            guard crashFinding == nil else { return [] }
+            crashFinding = finding
+            findings.append(finding)
+            return crashWatchers
+        }
+        watchers.forEach { $0() }
+    }
+
+    /// True once `crash(_:)` was called.
+    package var crashed: Bool { lock.withLock { _ in crashFinding != nil } }
+
+    /// Calls `watcher` when the extension crashes (at once if it already has).
+    package func onCrash(_ watcher: @escaping @Sendable () -> Void) {
+        let already = lock.withLock { _ in
+            if crashFinding == nil { crashWatchers.append(watcher) }
+            return crashFinding != nil
+        }
+        if already { watcher() }
+    }
+
     private var workFoldersHandedOut = 0
 
     /// A folder of its own for one helper call's files: the run's working folder for the first call (the usual
@@ -297,5 +336,24 @@ package final class ExtensionEnvironment: @unchecked Sendable {
         let folder = context.workDirectory.appendingPathComponent(UUID().uuidString)
         try? FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         return folder
+    }
+
+    // MARK: What an SDK stand-in keeps for one run
+
+    private var standInValues: [String: any Sendable] = [:]
+
+    /// A value an SDK stand-in keeps for this run only (Customer.io's configuration and pushes in progress): one run's
+    /// state must not reach the runs of tests going on in parallel, as a process-wide singleton would.
+    package func standInValue<Value: Sendable>(_ key: String, as type: Value.Type = Value.self) -> Value? {
+        lock.withLock { _ in standInValues[key] as? Value }
+    }
+
+    /// Changes the value under `key` atomically; `change` runs with the lock held, so it must not call back.
+    package func updateStandInValue<Value: Sendable, Result>(_ key: String, default value: Value, _ change: (inout Value) -> Result) -> Result {
+        lock.withLock { _ in
+            var current = standInValues[key] as? Value ?? value
+            defer { standInValues[key] = current }
+            return change(&current)
+        }
     }
 }

@@ -6,7 +6,8 @@ import NSEKit
 struct ExtensionHTTPRequest: Sendable {
     var url: URL
     var parts = HTTPRequestParts()
-    /// `URLRequest.timeoutInterval` or the configuration's `timeoutIntervalForRequest`, whichever is shorter.
+    /// The shortest of `URLRequest.timeoutInterval` and the configuration's `timeoutIntervalForRequest` and
+    /// `timeoutIntervalForResource`.
     var timeout: TimeInterval = 60
     /// The API the extension called, for the record: "URLSession.downloadTask", "Data(contentsOf:)"...
     var api: String
@@ -33,6 +34,8 @@ struct ExtensionHTTPRequest: Sendable {
         self.parts = parts
         let configured = configuration?.timeoutIntervalForRequest ?? 60
         timeout = min(request.timeoutInterval > 0 ? request.timeoutInterval : 60, configured > 0 ? configured : 60)
+        // The session's limit on the whole resource (7 days by default; Batch's helper sets 20 s) bounds it too.
+        if let resource = configuration?.timeoutIntervalForResource, resource > 0 { timeout = min(timeout, resource) }
     }
 }
 

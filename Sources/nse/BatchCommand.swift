@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import NSEHarness
 import NSEKit
 
 struct BatchCommand: AsyncParsableCommand {
@@ -51,6 +52,9 @@ struct BatchCommand: AsyncParsableCommand {
     @OptionGroup
     var media: MediaOptions
 
+    @OptionGroup
+    var sdkOption: SDKOption
+
     @OptionGroup(title: "Content changes")
     var changes: ContentChangeOptions
 
@@ -68,6 +72,10 @@ struct BatchCommand: AsyncParsableCommand {
     func validate() throws {
         guard !paths.isEmpty else { throw ValidationError("Name at least one folder of push files.") }
         guard (1...BatchRunner.maxJobs).contains(jobs) else { throw ValidationError("--jobs must be between 1 and \(BatchRunner.maxJobs).") }
+        // A batch gives each push one verdict from one helper; the side-by-side comparison is per file.
+        guard sdkOption.sdk != .all else {
+            throw ValidationError("--sdk all compares every helper on each push side by side: run `nse process --sdk all FILES` (--format json for the comparison as JSON). A batch judges each push by one helper: --sdk auto (the default: detected from each payload's keys) or --sdk NAME.")
+        }
     }
 
     /// Appends to a file (GitHub's step summary is shared by the job's steps), creating it if missing.
@@ -127,7 +135,7 @@ struct BatchCommand: AsyncParsableCommand {
 
         let server = try media.startServer()
         defer { server?.stop() }
-        var emulator = Emulator(profile: device.profile, changes: changes.changes, hostMapping: MediaOptions.mapping(to: server))
+        var emulator = Emulator(profile: device.profile, changes: changes.changes, hostMapping: MediaOptions.mapping(to: server), sdk: sdkOption.sdk)
         emulator.platform = platform
         var runner = BatchRunner(emulator: emulator, jobs: jobs, outDirectory: outDirectory)
         runner.strict = report.strict

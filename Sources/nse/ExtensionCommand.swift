@@ -10,7 +10,7 @@ struct ExtensionCommand: AsyncParsableCommand {
         discussion: """
             PATH is the extension target's folder (its .swift files and Info.plist, searched recursively) or single \
             files. They are compiled with nse's stand-ins for UserNotifications, FirebaseMessaging, os, UIKit, \
-            UniformTypeIdentifiers and Intents in a cached package (NSE_CACHE_DIR, else ~/.cache/nse), in Swift 5 \
+            UniformTypeIdentifiers, Intents and the push SDKs' extension modules (docs/sdks.md) in a cached package (NSE_CACHE_DIR, else ~/.cache/nse), in Swift 5 \
             mode as Xcode compiles app code; the first build takes minutes, a rerun on unchanged sources none. \
             Each payload runs in a process of its own. Exit status as for `nse process`: 0, 1 when verification \
             finds an error (a crash included), 2 for usage errors, unreadable files, or sources that do not compile.
@@ -23,7 +23,7 @@ struct ExtensionCommand: AsyncParsableCommand {
     @Option(name: .customLong("payload"), parsing: .upToNextOption, help: ArgumentHelp("Pushes to run: files or folders (as nse batch takes them).", valueName: "file"))
     var payloads: [String] = []
 
-    @Option(name: .customLong("class"), help: ArgumentHelp("The UNNotificationServiceExtension subclass to run (default: Info.plist's NSExtensionPrincipalClass, else the only one).", valueName: "name"))
+    @Option(name: .customLong("class"), help: ArgumentHelp("The UNNotificationServiceExtension subclass to run, directly or through an SDK's class (default: Info.plist's NSExtensionPrincipalClass, else the only one).", valueName: "name"))
     var className: String?
 
     @Option(help: ArgumentHelp("Copy this folder's contents into the app-group container before each run.", valueName: "dir"))
@@ -50,11 +50,18 @@ struct ExtensionCommand: AsyncParsableCommand {
     @OptionGroup
     var media: MediaOptions
 
+    @OptionGroup
+    var sdkOption: SDKOption
+
     @OptionGroup(title: "Device assumptions")
     var device: DeviceOptions
 
     func validate() throws {
         guard !payloads.isEmpty else { throw ValidationError("Give at least one --payload FILE.") }
+        // The extension's own code decides which helper runs; --sdk only says which SDK's payloads to expect.
+        guard sdkOption.sdk != .all else {
+            throw ValidationError("--sdk all compares nse's built-in helpers (`nse process --sdk all`); an extension runs its own code: give --sdk NAME to say which SDK's payloads it expects, or leave --sdk at auto (the SDK module it imports).")
+        }
         if let container {
             var isDirectory: ObjCBool = false
             guard FileManager.default.fileExists(atPath: container, isDirectory: &isDirectory), isDirectory.boolValue else {
@@ -67,9 +74,10 @@ struct ExtensionCommand: AsyncParsableCommand {
         let inputs: [BatchInput]
         let program: URL
         let infoPlist: URL?
+        let importedSDKs: [PushSDK]
         do {
             inputs = try BatchInputDiscovery.discover(payloads)
-            (program, infoPlist) = try buildIfNeeded()
+            (program, infoPlist, importedSDKs) = try buildIfNeeded()
         } catch let error as ExtensionBuildError {
             throw usageFailure(error.description)
         } catch let error as BatchInputError {
@@ -104,6 +112,11 @@ struct ExtensionCommand: AsyncParsableCommand {
                 fallback: Emulator(profile: device.profile, extensionRunner: ExtensionCrash(reason: ""), hostMapping: MediaOptions.mapping(to: server)))
             // As the user named it, like `nse process` reports it.
             result.input = input.displayPath
+            if let push = try? PushReader.read(input.file) {
+                let (choice, warning) = SDKDetection.extensionHelper(payload: push.userInfo, importedSDKs: importedSDKs, selection: sdkOption.sdk)
+                if result.extensionInvoked { result.helper = choice }
+                if let warning, result.extensionInvoked { result.diagnostics.append(warning) }
+            }
             if workspace == nil, var content = result.content {
                 // The scratch folder goes when the command ends: without --out no attachment file is kept.
                 content.attachments = content.attachments.map { attachment in
@@ -140,8 +153,10 @@ struct ExtensionCommand: AsyncParsableCommand {
 
     /// Builds the package unless the last build was of the same sources; returns the program to run and the
     /// extension's Info.plist (its App Transport Security applies to every download).
-    private func buildIfNeeded() throws -> (URL, URL?) {
-        let sources = try ExtensionSources.discover(paths, className: className)
+    private func buildIfNeeded() throws -> (URL, URL?, [PushSDK]) {
+        // A class may subclass an SDK's (`BrazeNotificationService.NotificationService`): the stand-ins' classes count.
+        let standIns = ExtensionSources.standInServiceClasses(in: ExtensionPackage.defaultNSERoot())
+        let sources = try ExtensionSources.discover(paths, className: className, standInClasses: standIns)
         if let plist = sources.infoPlist {
             do throws(TransportSecurityError) {
                 _ = try TransportSecurity(infoPlist: plist)
@@ -152,7 +167,7 @@ struct ExtensionCommand: AsyncParsableCommand {
         let package = try ExtensionPackage(sources: sources, nseRoot: ExtensionPackage.defaultNSERoot(), cacheRoot: ExtensionPackage.defaultCacheRoot())
         let lock = try package.lock()
         defer { try? lock.close() }
-        guard rebuild || !package.isBuilt else { return (package.executable, sources.infoPlist) }
+        guard rebuild || !package.isBuilt else { return (package.executable, sources.infoPlist, sources.sdks) }
         let note = "nse extension: building \(sources.principalClass) from \(sources.files.count) file(s) in \(package.directory.path)"
         FileHandle.standardError.write(Data("\(note) (the first build compiles nse's modules too: minutes)\n".utf8))
         let started = ContinuousClock.now
@@ -168,7 +183,7 @@ struct ExtensionCommand: AsyncParsableCommand {
         }
         let seconds = String(format: "%.1f", started.duration(to: .now).milliseconds / 1000)
         FileHandle.standardError.write(Data("nse extension: built in \(seconds) s\n".utf8))
-        return (package.executable, sources.infoPlist)
+        return (package.executable, sources.infoPlist, sources.sdks)
     }
 
     private func usageFailure(_ message: String) -> ExitCode {

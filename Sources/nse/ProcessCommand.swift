@@ -38,16 +38,29 @@ struct ProcessCommand: AsyncParsableCommand {
     @OptionGroup
     var report: ReportOptions
 
+    @OptionGroup
+    var sdkOption: SDKOption
+
     @OptionGroup(title: "Content changes")
     var changes: ContentChangeOptions
 
     @OptionGroup(title: "Device assumptions")
     var device: DeviceOptions
 
+    func validate() throws {
+        if sdkOption.sdk == .all, out != nil || report.html != nil {
+            throw ValidationError("--sdk all prints every helper's outcome side by side; --out and --html keep one helper's results: name it with --sdk, or leave --sdk at auto.")
+        }
+    }
+
     func run() async throws {
         let server = try media.startServer()
         defer { server?.stop() }
-        var emulator = Emulator(profile: device.profile, changes: changes.changes, hostMapping: MediaOptions.mapping(to: server))
+        if sdkOption.sdk == .all {
+            try await compareHelpers(hostMapping: MediaOptions.mapping(to: server))
+            return
+        }
+        var emulator = Emulator(profile: device.profile, changes: changes.changes, hostMapping: MediaOptions.mapping(to: server), sdk: sdkOption.sdk)
         emulator.platform = platform
 
         let outDirectory = out.map { URL(fileURLWithPath: $0) }
@@ -93,6 +106,38 @@ struct ProcessCommand: AsyncParsableCommand {
             }
         }
         let status = problem != nil ? 2 : results.map { $0.exitStatus(strict: report.strict) }.max() ?? 0
+        if status != 0 { throw ExitCode(status) }
+    }
+
+    /// `--sdk all`: every helper of the build on each file, side by side; the exit status is that of the helper
+    /// `--sdk auto` picks, so the comparison can stand in a CI step where the others are information.
+    private func compareHelpers(hostMapping: MediaHostMapping?) async throws {
+        var comparisons: [SDKComparison] = []
+        for file in files {
+            var comparison = SDKComparison(input: file, detected: HelperChoice(sdk: .firebase, selection: .default, reason: ""))
+            for sdk in PushSDK.allCases {
+                guard BuiltInExtensions.isAvailable(sdk) else {
+                    comparison.helpers.append(SDKComparison.Row(unavailable: sdk))
+                    continue
+                }
+                var emulator = Emulator(profile: device.profile, changes: changes.changes, hostMapping: hostMapping, sdk: .only(sdk))
+                emulator.platform = platform
+                let result = await emulator.process(file: URL(fileURLWithPath: file))
+                comparison.inputKind = result.inputKind
+                comparison.helpers.append(SDKComparison.Row(sdk: sdk, result: result, strict: report.strict))
+            }
+            comparison.detect(from: URL(fileURLWithPath: file))
+            comparisons.append(comparison)
+        }
+        switch format ?? (isatty(STDOUT_FILENO) != 0 ? .text : .json) {
+        case .text:
+            print(terminal.style.apply(comparisons.map(SDKComparisonRenderer().render).joined(separator: "\n\n")))
+        case .json:
+            let renderer = JSONResultRenderer()
+            let data = comparisons.count == 1 ? renderer.encode(comparisons[0]) : renderer.encode(comparisons)
+            print(String(decoding: data, as: UTF8.self))
+        }
+        let status = comparisons.map(\.exitStatus).max() ?? 0
         if status != 0 { throw ExitCode(status) }
     }
 

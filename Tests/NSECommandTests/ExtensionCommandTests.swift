@@ -92,4 +92,25 @@ struct ExtensionCommandTests {
         #expect(run.status == 2)
         #expect(run.stderr.contains("--payload"))
     }
+
+    /// OneSignal's documented extension, compiled unchanged by `nse extension` against the OneSignalExtension
+    /// stand-in (a module of the NSEHarness product), on OneSignal's payload and on Firebase's.
+    @Test(.timeLimit(.minutes(20)))
+    func anSDKsDocumentedExtensionBuildsAndNamesItsHelper() async throws {
+        let run = try await runNSE([
+            "extension", "samples/extension/sdks/onesignal/NotificationService.swift",
+            "--payload", "samples/sdks/onesignal/os-data-buttons-badge.json", "samples/payloads/jpeg-ok.json",
+            "--media", "samples/media", "--format", "json",
+        ], environment: ["NSE_CACHE_DIR": Self.cache])
+        let results = try decodeJSON([ProcessResult].self, run.stdout)
+        try #require(results.count == 2, "\(run.stderr)")
+        #expect(results[0].imageShown, "\(results[0].diagnostics)")
+        #expect(results[0].content?.categoryIdentifier == "__onesignal__dynamic__0f3c6a7e-2b1d-4e5f-8a9b-c0d1e2f3a4b5")
+        #expect(results[0].helper?.sdk == .onesignal)
+        #expect(results[0].helper?.selection == .extension)
+        #expect(results[0].extensionActivity?.requests.first?.api == "OneSignal data task")
+        // Firebase's image key means nothing to OneSignal's helper: the image the sender asked for is lost.
+        #expect(results[1].diagnostics.contains { $0.code == .sdkExtensionMismatch && $0.severity == .error })
+        #expect(run.status == 1)
+    }
 }

@@ -42,6 +42,40 @@ struct ExtensionSourcesTests {
         #expect(try ExtensionSources.discover([root.path]).principalClass == "NotificationService")
     }
 
+    @Test func aSubclassOfAnSDKsClassQualifiesAndItsSDKIsNamed() throws {
+        // A stand-in module of nse's own, as SDK branches add them: its class subclasses UNNotificationServiceExtension.
+        let nse = try folder([
+            "Package.swift": "// NSEHarness\n",
+            "Sources/BrazeNotificationService/NotificationService.swift": "import UserNotifications\nopen class NotificationService: UNNotificationServiceExtension {}\n",
+            "Sources/UserNotifications/UNNotificationRequest.swift": "open class UNNotificationServiceExtension {}\n",
+        ])
+        defer { try? FileManager.default.removeItem(at: nse) }
+        let root = try folder([
+            "NotificationService.swift": "import BrazeNotificationService\nimport OneSignalExtension\n\nclass NotificationService: BrazeNotificationService.NotificationService {}\n",
+            "Rich.swift": "class Rich: NotificationService {}\n",
+        ])
+        defer { try? FileManager.default.removeItem(at: root) }
+
+        let standIns = ExtensionSources.standInServiceClasses(in: nse)
+        #expect(standIns.contains("BrazeNotificationService.NotificationService"))
+        #expect(throws: ExtensionBuildError.self) { try ExtensionSources.discover([root.path]) }
+        let sources = try ExtensionSources.discover([root.path], className: "NotificationService", standInClasses: standIns)
+        #expect(sources.sdks == [.onesignal, .braze])
+        // Both the subclass of the SDK's class and a subclass of that qualify.
+        #expect(ExtensionSources.serviceClasses(declaredIn: [
+            "class NotificationService: BrazeNotificationService.NotificationService {}", "class Rich: NotificationService {}",
+        ], standInClasses: standIns) == ["NotificationService", "Rich"])
+    }
+
+    @Test func thisCheckoutsStandInsIncludeEverySDKModuleInTheProduct() throws {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let manifest = try String(contentsOf: root.appendingPathComponent("Package.swift"), encoding: .utf8)
+        // Every SDK module in the NSEHarness product is importable from `nse extension`'s generated package.
+        for sdk in PushSDK.allCases where manifest.contains("\"\(sdk.moduleName)\"") {
+            #expect(FileManager.default.fileExists(atPath: root.appendingPathComponent("Sources/\(sdk.moduleName)").path), "\(sdk.moduleName)")
+        }
+    }
+
     @Test func aNamedClassMustBeDeclared() throws {
         let root = try folder(["A.swift": "class A: UNNotificationServiceExtension {}\n"])
         defer { try? FileManager.default.removeItem(at: root) }

@@ -7,8 +7,10 @@ public struct BatchEntry: Sendable, Hashable, Codable {
     public var outputPath: String
     public var outcome: Outcome
     public var imageShown: Bool
-    /// `fcm_options.image` when the push asks for one.
+    /// The image URL the push asks its helper for (`fcm_options.image`, OneSignal's `att`...), if any.
     public var imageURL: String?
+    /// Which SDK's helper ran and why (absent when no extension ran).
+    public var helper: HelperChoice?
     /// As for `nse process`: 0 passed, 1 failed verification, 2 unreadable.
     public var exitStatus: Int32
     /// The warnings and errors (infos are left to the full result).
@@ -24,7 +26,8 @@ public struct BatchEntry: Sendable, Hashable, Codable {
         self.outputPath = outputPath
         outcome = result.outcome
         imageShown = result.imageShown
-        imageURL = result.content.flatMap { ImageRequest.firebase(in: $0.userInfo)?.url }
+        imageURL = result.content.flatMap { SDKDetection.mediaURL(of: result.helper?.sdk ?? .firebase, in: $0.userInfo) }
+        helper = result.helper
         exitStatus = result.exitStatus(strict: strict)
         diagnostics = result.verdictDiagnostics.filter { $0.severity != .info }
         milliseconds = result.timings["total"] ?? 0

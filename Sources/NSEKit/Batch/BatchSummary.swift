@@ -18,11 +18,13 @@ public struct BatchSummary: Sendable, Hashable, Codable {
     public var unreadable = 0
     /// Not processed because the batch was interrupted.
     public var notRun = 0
-    /// Pushes that ask for an image (`fcm_options.image`), and those whose image the phone would show.
+    /// Pushes that ask for an image (`fcm_options.image`, or the media key of the helper that ran), and those whose image the phone would show.
     public var imagesRequested = 0
     public var imagesShown = 0
     /// Pushes per outcome.
     public var outcomes: [String: Int] = [:]
+    /// Pushes per SDK helper that ran (`firebase`, `onesignal`...), see `--sdk`.
+    public var helpers: [String: Int] = [:]
     /// Error codes, each with the inputs that have it, in input order.
     public var failuresByCode: [String: [String]] = [:]
     /// Warnings found, over every push (they fail a push only with `--strict`).
@@ -64,6 +66,7 @@ public struct BatchSummary: Sendable, Hashable, Codable {
             if entry.imageURL != nil { imagesRequested += 1 }
             if entry.imageShown { imagesShown += 1 }
             outcomes[entry.outcome.rawValue, default: 0] += 1
+            if let helper = entry.helper { helpers[helper.sdk.rawValue, default: 0] += 1 }
             var codes: [String] = []
             for diagnostic in entry.errors where !codes.contains(diagnostic.code.rawValue) {
                 codes.append(diagnostic.code.rawValue)

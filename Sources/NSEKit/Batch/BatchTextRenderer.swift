@@ -16,6 +16,8 @@ public struct BatchTextRenderer: Sendable {
         }
         var detail = entry.outcome.rawValue
         if entry.imageShown { detail += ", image shown" }
+        // Firebase's helper by default needs no mention: it was the only one before `--sdk`.
+        if let helper = entry.helper, !helper.isFirebaseByDefault { detail += " [\(helper.sdk.rawValue)]" }
         var codes: [String] = []
         for diagnostic in entry.errors where !codes.contains(diagnostic.code.rawValue) {
             codes.append(diagnostic.code.rawValue)
@@ -40,6 +42,9 @@ public struct BatchTextRenderer: Sendable {
             lines.append("  INTERRUPTED: \(summary.notRun) not run (no result saved for them)")
         }
         lines.append("  images: \(summary.imagesShown) of the \(summary.imagesRequested) requested would show")
+        if summary.helpers.keys.contains(where: { $0 != PushSDK.firebase.rawValue }) {
+            lines.append("  helpers: " + summary.helpers.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", "))
+        }
         let media = summary.media
         if media.downloadsRequested > 0 {
             lines.append("  media: \(media.downloadsMade) downloads for \(media.downloadsRequested) image requests, \(media.validationsMade) decodes for \(media.validationsRequested) attachments")

@@ -41,8 +41,11 @@ public struct JUnitRenderer: Sendable {
         // With --strict a push may fail on warnings alone: its first warning is the message.
         let first = entry.errors.first ?? entry.warnings.first
         let message = first.map { "\($0.code.rawValue): \($0.message)" } ?? entry.outcome.rawValue
-        let details = entry.diagnostics.map { "\($0.severity.rawValue) \($0.code.rawValue): \($0.message)" }
-            .joined(separator: "\n")
+        var detailLines = entry.diagnostics.map { "\($0.severity.rawValue) \($0.code.rawValue): \($0.message)" }
+        if let helper = entry.helper, !helper.isFirebaseByDefault {
+            detailLines.insert("helper \(helper.sdk.rawValue): \(helper.selection.rawValue), \(helper.reason)", at: 0)
+        }
+        let details = detailLines.joined(separator: "\n")
         return open + time + ">\n"
             + "      <\(element) message=\"\(escape(message))\" type=\"\(escape(first?.code.rawValue ?? entry.outcome.rawValue))\">"
             + escape(details, inAttribute: false) + "</\(element)>\n"

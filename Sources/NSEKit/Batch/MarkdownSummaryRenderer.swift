@@ -13,6 +13,10 @@ public struct MarkdownSummaryRenderer: Sendable {
         lines.append("| pushes | passed | failed | unreadable | warnings | images shown |")
         lines.append("|---:|---:|---:|---:|---:|---:|")
         lines.append("| \(summary.payloads) | \(summary.passed) | \(summary.failed) | \(summary.unreadable) | \(summary.warnings) | \(summary.imagesShown) of \(summary.imagesRequested) |")
+        // Only when another SDK's helper ran: Firebase's alone is nse's behaviour before `--sdk`.
+        if summary.helpers.keys.contains(where: { $0 != PushSDK.firebase.rawValue }) {
+            lines += ["", "Helpers: " + summary.helpers.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")]
+        }
         if strict { lines += ["", "`--strict`: pushes with warnings fail."] }
         if summary.interrupted { lines += ["", "Interrupted: \(summary.notRun) pushes not run."] }
         lines += section("Errors", summary.failuresByCode)

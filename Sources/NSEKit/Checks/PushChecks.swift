@@ -56,7 +56,7 @@ public enum PushChecks {
         }
         if let alert = push.aps.alert { findings += AlertLint.localizedLines(alert) }
         if let notInvoked = eligibility.notInvokedFinding(
-            imageRequested: push.imageRequest != nil, changesContent: options.changesContent, destination: destination) {
+            imageRequested: push.imageRequest != nil || SDKDetection.asksOtherSDKForMedia(push.userInfo), changesContent: options.changesContent, destination: destination) {
             findings.append(notInvoked)
         }
         return CheckReport(diagnostics: findings, destination: destination, eligibility: eligibility)

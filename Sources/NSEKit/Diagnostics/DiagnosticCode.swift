@@ -76,6 +76,41 @@ public enum DiagnosticCode: String, Sendable, Codable, CaseIterable {
     // Firebase's helper beyond the image.
     case firebaseDeliveryMetrics = "firebase.delivery-metrics"
 
+    // Which SDK's helper runs (SDK/SDKDetection.swift, `--sdk`).
+    case sdkDetectAmbiguous = "sdk.detect.ambiguous"
+    case sdkUnavailable = "sdk.unavailable"
+    case sdkExtensionMismatch = "sdk.extension-mismatch"
+
+    // OneSignal's helper (Sources/OneSignalExtension).
+    case sdkOneSignalAttachmentSkipped = "sdk.onesignal.attachment-skipped"
+    case sdkOneSignalUnsupportedType = "sdk.onesignal.unsupported-type"
+    case sdkOneSignalTooLarge = "sdk.onesignal.too-large"
+    case sdkOneSignalInvalidAttachments = "sdk.onesignal.invalid-attachments"
+    case sdkOneSignalBadge = "sdk.onesignal.badge"
+    case sdkOneSignalButtons = "sdk.onesignal.buttons"
+    case sdkOneSignalReceipt = "sdk.onesignal.receipt"
+    case sdkOneSignalAssumption = "sdk.onesignal.assumption"
+    // The helpers of Mixpanel, Airship, Pushwoosh, Batch and Notificare (their stand-in modules; docs/sdks.md).
+    case sdkMixpanelNotMixpanel = "sdk.mixpanel.not-mixpanel"
+    case sdkMixpanelTracking = "sdk.mixpanel.tracking"
+    case sdkMixpanelButtons = "sdk.mixpanel.buttons"
+    case sdkMixpanelCrash = "sdk.mixpanel.crash"
+    case sdkAirshipPayload = "sdk.airship.payload"
+    case sdkAirshipFailure = "sdk.airship.failure"
+    case sdkAirshipExpired = "sdk.airship.expired"
+    case sdkAirshipTypeHint = "sdk.airship.type-hint"
+    case sdkPushwooshNotPushwoosh = "sdk.pushwoosh.not-pushwoosh"
+    case sdkPushwooshDeliveryEvent = "sdk.pushwoosh.delivery-event"
+    case sdkPushwooshBadge = "sdk.pushwoosh.badge"
+    case sdkPushwooshNoAttachment = "sdk.pushwoosh.no-attachment"
+    case sdkBatchNoRichData = "sdk.batch.no-rich-data"
+    case sdkBatchFailure = "sdk.batch.failure"
+    case sdkBatchTypeHint = "sdk.batch.type-hint"
+    case sdkNotificareNoAttachment = "sdk.notificare.no-attachment"
+    case sdkNotificareFailure = "sdk.notificare.failure"
+    case sdkNotificareCrash = "sdk.notificare.crash"
+    case sdkNotificareTypeHint = "sdk.notificare.type-hint"
+
     // The media the extension fetches and attaches.
     case mediaNone = "media.none"
     case mediaInvalidURL = "media.invalid-url"
@@ -115,4 +150,21 @@ public enum DiagnosticCode: String, Sendable, Codable, CaseIterable {
     case androidImageCorrupt = "android.image-corrupt"
     case androidImageDecodeLimit = "android.image-decode-limit"
     case androidImageFirstFrame = "android.image-first-frame"
+
+    // sdk-a: the service-extension helpers of Braze, CleverTap, Iterable and Customer.io, each in its stand-in
+    // module (Sources/BrazeNotificationService, ...); docs/sdks.md says which rules were read in each SDK's source.
+    case sdkBrazeNotBraze = "sdk.braze.not-braze"
+    case sdkBrazeAttachmentKeys = "sdk.braze.attachment-keys"
+    case sdkBrazeOriginalContent = "sdk.braze.original-content"
+    case sdkCleverTapMediaKeys = "sdk.clevertap.media-keys"
+    case sdkCleverTapMediaType = "sdk.clevertap.media-type"
+    case sdkCleverTapEvent = "sdk.clevertap.event"
+    case sdkIterableNotIterable = "sdk.iterable.not-iterable"
+    case sdkIterableAttachmentURL = "sdk.iterable.attachment-url"
+    case sdkIterableCategory = "sdk.iterable.category"
+    case sdkIterableActionButton = "sdk.iterable.action-button"
+    case sdkCustomerIONotInitialized = "sdk.customerio.not-initialized"
+    case sdkCustomerIONotCIO = "sdk.customerio.not-cio"
+    case sdkCustomerIODeliveryMetric = "sdk.customerio.delivery-metric"
+    case sdkCustomerIOOriginalContent = "sdk.customerio.original-content"
 }

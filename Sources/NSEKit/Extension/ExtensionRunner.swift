@@ -17,6 +17,8 @@ public struct ExtensionState: Sendable {
     public var memoryPeakBytes: Int?
     /// What an app's own extension did (requests, log, files, handler calls, memory), for the result.
     public var activity = ExtensionActivity()
+    /// The SDK helper the command line's built-in extension ran, and why (nil for an app's own extension).
+    public var helper: HelperChoice?
 
     public init(original: NotificationContent) {
         self.original = original

@@ -37,6 +37,10 @@ public struct ProcessResult: Sendable, Codable, VerdictReport {
     /// absent for the command line's built-in extension and when no extension ran.
     public var extensionActivity: ExtensionActivity? = nil
 
+    /// Which SDK's helper the built-in extension ran and why (`--sdk`); absent for an app's own extension
+    /// (`nse extension` sets it from the SDK module the extension imports) and when no extension ran.
+    public var helper: HelperChoice? = nil
+
     /// The Android side of an FCM message (`--platform android|both`); absent otherwise.
     public var android: AndroidResult? = nil
     /// Where iOS hands the push (`notification-center`, `activitykit`, `widgetkit`...); absent when unread.

@@ -39,6 +39,11 @@ public struct TextResultRenderer: ResultRenderer {
         let kind = result.inputKind.map { " (\($0.rawValue))" } ?? ""
         lines.append("\(result.input)\(kind)")
         lines.append("  \(verdict(result))")
+        // Firebase's helper by default was nse's only behaviour before `--sdk`: its line would only repeat that.
+        let namesHelper = result.helper.map { !$0.isFirebaseByDefault } ?? false
+        if let helper = result.helper, namesHelper {
+            lines.append("  helper   \(helper.sdk.displayName) (\(helper.selection.rawValue): \(helper.reason))")
+        }
         if let content = result.content, content.title.isEmpty, content.subtitle.isEmpty, content.body.isEmpty {
             lines.append("  the phone shows no alert")
         } else if let content = result.content {
@@ -49,6 +54,7 @@ public struct TextResultRenderer: ResultRenderer {
                 lines.append("    \(label.padding(toLength: 9, withPad: " ", startingAt: 0))\(text)")
             }
             if let badge = content.badge { lines.append("    badge    \(badge)") }
+            if namesHelper, !content.categoryIdentifier.isEmpty { lines.append("    category \(quoted(content.categoryIdentifier))") }
             if let communication = content.communication { lines.append("    sender   \(sender(communication))") }
             for attachment in content.attachments {
                 var description = "    image    \(attachment.type)"

@@ -98,6 +98,10 @@ public struct HTMLReportRenderer: Sendable {
         html += "<span class=\"outcome\">\(escape(result.outcome.rawValue))</span></div>\n"
         html += "<p class=\"path\">\(escape(result.input))</p>\n"
         html += "<p class=\"words\">\(escape(Self.plainWords(result)))</p>\n"
+        // As in the text report: Firebase's helper by default (nse's behaviour before `--sdk`) is not repeated.
+        if let helper = result.helper, !helper.isFirebaseByDefault {
+            html += "<p class=\"helper\" data-sdk=\"\(escape(helper.sdk.rawValue))\">\(escape("\(helper.sdk.displayName)'s helper (\(helper.selection.rawValue): \(helper.reason))"))</p>\n"
+        }
         if let content = result.content {
             html += notification(content, card: card)
         } else {

@@ -1,0 +1,84 @@
+import Foundation
+import NSEKit
+import Synchronization
+import UserNotifications
+
+/// CleverTap's log levels (`CleverTapLogLevel` in CleverTap/clevertap-ios-sdk, `CleverTapSDK/CleverTap.h`).
+public enum CleverTapLogLevel: Int32, Sendable {
+    case off = -1
+    case info = 0
+    case debug = 1
+}
+
+/// The part of CleverTap's SDK (`CleverTapSDK`) that service extensions call: CleverTap's starter extensions
+/// (clevertap-ios-sdk, `SwiftStarter/NotificationService/NotificationService.swift`) set the debug level, record an
+/// event, push a profile and record the Notification Viewed event before handing over to
+/// `CTNotificationServiceExtension`.
+///
+/// Nothing is sent: each call is recorded on the run (`sdk.clevertap.event`) with what the SDK would queue for
+/// CleverTap's servers.
+open class CleverTap: NSObject, @unchecked Sendable {
+    // Stateless: every call records to the calling run.
+    private static let shared = CleverTap()
+    private static let level = Mutex(CleverTapLogLevel.off)
+
+    /// The shared instance. The SDK returns nil when the extension's Info.plist has no `CleverTapAccountID` and
+    /// `CleverTapToken`; the emulator cannot see those keys and assumes they are there.
+    open class func sharedInstance() -> CleverTap? {
+        shared
+    }
+
+    open class func setDebugLevel(_ level: Int32) {
+        Self.level.withLock { $0 = CleverTapLogLevel(rawValue: max(-1, min(1, level))) ?? .debug }
+        StandInRun.log(.debug, "setDebugLevel(\(level))", source: "CleverTap", subsystem: "com.clevertap", category: "sdk")
+    }
+
+    open class func getDebugLevel() -> CleverTapLogLevel {
+        level.withLock { $0 }
+    }
+
+    open func recordEvent(_ event: String) {
+        record("the event \"\(event)\"")
+    }
+
+    open func recordEvent(_ event: String, withProps properties: [AnyHashable: Any]) {
+        record("the event \"\(event)\" with \(properties.count) properties (\(Self.keys(properties)))")
+    }
+
+    open func profilePush(_ properties: [AnyHashable: Any]) {
+        record("a profile update (\(Self.keys(properties)))")
+    }
+
+    open func onUserLogin(_ properties: [AnyHashable: Any]) {
+        record("a user login (\(Self.keys(properties)))")
+    }
+
+    /// Queues "Notification Viewed" with the payload's `wzrk_` (and `W$`) fields, as `CTEventBuilder`'s
+    /// `buildPushNotificationEvent` does; a push without them is not one CleverTap sent.
+    open func recordNotificationViewedEvent(withData notificationData: Any) {
+        recordPushEvent("Notification Viewed", notificationData)
+    }
+
+    open func recordNotificationClickedEvent(withData notificationData: Any) {
+        recordPushEvent("Notification Clicked", notificationData)
+    }
+
+    private func recordPushEvent(_ name: String, _ data: Any) {
+        let info = (data as? [AnyHashable: Any]) ?? (data as? UNNotification)?.request.content.userInfo ?? [:]
+        let fields = info.keys.compactMap { $0.base as? String }.filter { $0.hasPrefix("wzrk_") || $0.hasPrefix("W$") }.sorted()
+        guard !fields.isEmpty else {
+            StandInRun.record(.warning(.sdkCleverTapEvent, "recordNotificationViewedEvent: the payload has no `wzrk_` fields, so it is not a push CleverTap sent: the \"\(name)\" event CleverTap queues carries no campaign (only its timestamp, wzrk_cts). Send the push through CleverTap, or do not record it."))
+            return
+        }
+        record("\"\(name)\" with \(fields.joined(separator: ", ")) and wzrk_cts")
+    }
+
+    private func record(_ what: String) {
+        StandInRun.log(.info, "would queue \(what)", source: "CleverTap", subsystem: "com.clevertap", category: "events")
+        StandInRun.record(.info(.sdkCleverTapEvent, "CleverTap would queue \(what) and send it to CleverTap's servers from the extension (recorded, not sent; assumes the extension's Info.plist has CleverTapAccountID and CleverTapToken, without which sharedInstance() is nil and nothing is recorded)."))
+    }
+
+    private static func keys(_ properties: [AnyHashable: Any]) -> String {
+        properties.keys.map { String(describing: $0.base) }.sorted().joined(separator: ", ")
+    }
+}

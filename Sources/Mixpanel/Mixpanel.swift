@@ -1,0 +1,32 @@
+@_exported import Foundation
+import NSEKit
+import UserNotifications
+
+/// The part of Mixpanel's `Mixpanel` class that its notification service extension uses (mixpanel-iphone 3.x,
+/// `Mixpanel/Mixpanel.m`): recognising a Mixpanel push, and tracking its delivery. The tracking is recorded on
+/// the run, never sent.
+open class Mixpanel: NSObject, @unchecked Sendable {
+    /// A push is Mixpanel's when its `userInfo` has an `mp` key, whatever its value.
+    public class func isMixpanelPushNotification(_ content: UNNotificationContent) -> Bool {
+        content.userInfo["mp"] != nil
+    }
+
+    /// `trackPushNotificationEventFromRequest:event:properties:` as the extension calls it: a `track` of `event`
+    /// with the payload's `mp` dictionary, then a `flush` to api.mixpanel.com. Recorded, not sent; the SDK's own
+    /// early returns (no `distinct_id`, no `token`, no `m` and `c`) are reproduced.
+    public class func trackPushNotificationEvent(from request: UNNotificationRequest, event: String, properties: [String: Any] = [:]) {
+        let environment = ExtensionEnvironment.current
+        guard let mp = request.content.userInfo["mp"] else { return }
+        let fields = mp as? [String: Any] ?? [:]
+        let missing = ["distinct_id", "token"].filter { (fields[$0] as? String) == nil }
+        if let first = missing.first {
+            environment?.record(MixpanelFindings.notTracked(event, missing: first))
+            return
+        }
+        guard fields["m"] != nil, fields["c"] != nil else {
+            environment?.record(MixpanelFindings.notTracked(event, missing: "m` and `c"))
+            return
+        }
+        environment?.record(MixpanelFindings.tracked(event, campaign: "\(fields["c"] ?? "")", message: "\(fields["m"] ?? "")"))
+    }
+}

@@ -1,0 +1,20 @@
+import BatchExtension
+import NSEKit
+import UserNotifications
+
+/// `--sdk batch`: Batch's documented extension (an empty subclass of `BAENotificationServiceExtension`), with the
+/// command line's content changes made on what it delivers.
+final class BatchBuiltInService: BAENotificationServiceExtension {
+    // Set once, before the harness calls `didReceive`.
+    private var changes = ContentChanges()
+
+    convenience init(changes: ContentChanges) {
+        self.init()
+        self.changes = changes
+    }
+
+    override func didReceive(_ request: UNNotificationRequest, withContentHandler contentHandler: @escaping (UNNotificationContent) -> Void) {
+        let changes = changes
+        super.didReceive(request) { contentHandler(changes.applied(to: $0)) }
+    }
+}

@@ -1,0 +1,32 @@
+import NSEKit
+import UserNotifications
+
+/// The command line's built-in extension for each SDK: an extension written as that SDK's documentation tells
+/// apps to write theirs, importing the SDK's stand-in module, run by `HarnessRunner` as an app's own would be.
+/// One `case` per SDK whose stand-in is in this build; `nil` is an SDK the CLI reports as unavailable.
+public enum BuiltInExtensions {
+    public static func make(_ sdk: PushSDK, changes: ContentChanges) -> UNNotificationServiceExtension? {
+        switch sdk {
+        case .firebase: return FirebaseBuiltInService(changes: changes)
+        case .onesignal: return OneSignalBuiltInService(changes: changes)
+        case .braze: return BrazeBuiltInService(changes: changes)
+        case .clevertap: return CleverTapBuiltInService(changes: changes)
+        case .iterable: return IterableBuiltInService(changes: changes)
+        case .customerio: return CustomerIOBuiltInService(changes: changes)
+        case .pushwoosh: return PushwooshBuiltInService(changes: changes)
+        case .batch: return BatchBuiltInService(changes: changes)
+        case .airship: return AirshipBuiltInService(changes: changes)
+        case .mixpanel: return MixpanelBuiltInService(changes: changes)
+        case .notificare: return NotificareBuiltInService(changes: changes)
+        }
+    }
+
+    /// The SDKs whose helper this build can run.
+    public static var available: [PushSDK] {
+        PushSDK.allCases.filter { make($0, changes: ContentChanges()) != nil }
+    }
+
+    public static func isAvailable(_ sdk: PushSDK) -> Bool {
+        make(sdk, changes: ContentChanges()) != nil
+    }
+}

@@ -1,0 +1,60 @@
+import NSEKit
+import UserNotifications
+
+/// Runs the built-in extension of the SDK that `--sdk` names, or that the payload's keys point to
+/// (`SDKDetection`), through `HarnessRunner`, and records which helper ran and why.
+struct BuiltInHelperRunner: ExtensionRunner {
+    /// `.only(sdk)` or `.auto`; `.all` is a comparison of several runs (`SDKComparison`), not one run.
+    let selection: SDKSelection
+    let changes: ContentChanges
+
+    var changesContent: Bool { !changes.isEmpty }
+
+    func run(_ state: inout ExtensionState, context: ExtensionContext) async -> ExtensionDelivery {
+        let (choice, warning) = Self.choose(selection, for: state.original.userInfo)
+        state.helper = choice
+        if let warning { state.diagnostics.append(warning) }
+        let changes = changes
+        let sdk = choice.sdk
+        guard BuiltInExtensions.isAvailable(sdk) else {
+            // Not emulated is not "no image": the verdict fails and says why, rather than passing unchecked.
+            state.mediaRequested = true
+            state.diagnostics.append(.error(.sdkUnavailable, Self.unavailableMessage(choice)))
+            return .delivered
+        }
+        // Memory is not measured: the built-in extensions stream to disk, and batch runs extensions concurrently.
+        var runner = HarnessRunner(memoryMeasurement: .off, changesContent: !changes.isEmpty) {
+            BuiltInExtensions.make(sdk, changes: changes) ?? UNNotificationServiceExtension()
+        }
+        // The command line's own extension: its requests and handler calls are the emulator's, not the user's.
+        runner.reportsActivity = false
+        return await runner.run(&state, context: context)
+    }
+
+    static func choose(_ selection: SDKSelection, for payload: [String: JSONValue]) -> (HelperChoice, Diagnostic?) {
+        switch selection {
+        case .only(let sdk):
+            let matched = SDKDetection.matches(in: payload).map(\.sdk)
+            return (HelperChoice(sdk: sdk, selection: .explicit, reason: "--sdk \(sdk.rawValue)", matched: matched), nil)
+        case .auto, .all:
+            return SDKDetection.choose(for: payload)
+        }
+    }
+
+    static func unavailableMessage(_ choice: HelperChoice) -> String {
+        let available = BuiltInExtensions.available.map(\.rawValue).joined(separator: ", ")
+        return "\(choice.sdk.displayName)'s helper (\(choice.reason)) is not in this build of nse: its stand-in module \(choice.sdk.moduleName) is missing, so the image and the content changes it would make are NOT checked. Helpers in this build: \(available)."
+    }
+}
+
+extension Emulator {
+    /// The emulator with the built-in extension: the given content changes, then the helper of the SDK
+    /// `sdk` selects (`.auto`: detected from the payload's keys, Firebase's when none), run by the same
+    /// harness that runs an app's own extension.
+    public init(
+        profile: DeviceProfile = DeviceProfile(), changes: ContentChanges = ContentChanges(), hostMapping: MediaHostMapping? = nil,
+        sdk: SDKSelection = .auto
+    ) {
+        self.init(profile: profile, extensionRunner: BuiltInHelperRunner(selection: sdk, changes: changes), hostMapping: hostMapping)
+    }
+}

@@ -1,0 +1,66 @@
+import Foundation
+import NSEHarness
+import NSEKit
+import NSEMediaServer
+import Testing
+import UserNotifications
+
+/// `nse process --sdk <name>`'s built-in extension over each SDK's samples (samples/sdks/<name>), served from
+/// samples/media by a loopback server: what expected.json says is what the command line reports.
+@Suite(.timeLimit(.minutes(2)))
+struct SDKSampleTests {
+    struct Expectation: Decodable, Sendable {
+        var outcome: Outcome
+        var imageShown: Bool
+        var codes: [String]
+        var verdict: Verdict
+    }
+
+    static let root = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("samples")
+
+    /// The SDKs of this branch whose samples are in the repository.
+    static let sdks: [PushSDK] = [.braze, .clevertap, .iterable, .customerio]
+
+    static func expectations(_ sdk: PushSDK) throws -> [String: Expectation] {
+        let file = root.appendingPathComponent("sdks/\(sdk.rawValue)/expected.json")
+        return try JSONDecoder().decode([String: Expectation].self, from: Data(contentsOf: file))
+    }
+
+    static let cases: [(PushSDK, String)] = sdks.flatMap { sdk in
+        ((try? expectations(sdk)) ?? [:]).keys.sorted().map { (sdk, $0) }
+    }
+
+    @Test(arguments: sdks)
+    func everySampleHasAnExpectation(sdk: PushSDK) throws {
+        let folder = Self.root.appendingPathComponent("sdks/\(sdk.rawValue)")
+        let files = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasSuffix(".json") && $0 != "expected.json" }
+        #expect(!files.isEmpty)
+        #expect(Set(files) == Set(try Self.expectations(sdk).keys))
+    }
+
+    @Test(arguments: cases)
+    func theBuiltInShowsWhatTheSampleExpects(sdk: PushSDK, name: String) async throws {
+        let media = MediaDirectory(root: Self.root.appendingPathComponent("media").path)
+        let server = try LoopbackHTTPServer { media.respond(to: $0) }
+        defer { server.stop() }
+        var profile = DeviceProfile()
+        profile.timeBudget = .seconds(2)
+        let runner = HarnessRunner(memoryMeasurement: .off) { BuiltInExtensions.make(sdk, changes: ContentChanges()) ?? UNNotificationServiceExtension() }
+        let emulator = Emulator(profile: profile, extensionRunner: runner, hostMapping: MediaHostMapping(origin: URL(string: server.baseURL)!))
+
+        let result = await emulator.process(file: Self.root.appendingPathComponent("sdks/\(sdk.rawValue)/\(name)"))
+
+        let expected = try #require(try Self.expectations(sdk)[name])
+        #expect(result.outcome == expected.outcome, "\(result.diagnostics)")
+        #expect(result.imageShown == expected.imageShown)
+        #expect(result.verdict == expected.verdict)
+        // A download still running when iOS ends the extension is stopped either by its own deadline
+        // (`media.timeout`) or by the end of the run, at the same instant: which one comes first is a race, so a
+        // time-out's expectation leaves that code out.
+        let codes = Set(result.diagnostics.map(\.code.rawValue))
+        let compared = expected.outcome == .bestAttempt ? codes.subtracting(["media.timeout"]) : codes
+        #expect(compared == Set(expected.codes), "\(result.diagnostics)")
+    }
+}

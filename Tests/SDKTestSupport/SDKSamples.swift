@@ -1,0 +1,95 @@
+import Foundation
+import NSEHarness
+import NSEKit
+import NSEMediaServer
+import UserNotifications
+
+/// What `samples/sdks/<sdk>/expected.json` says of one payload: the outcome, whether the image shows, the codes
+/// that must appear (others may too) and the verdict, as `samples/expected.json` does for the Firebase samples.
+public struct SDKSampleExpectation: Decodable, Sendable {
+    public var outcome: Outcome
+    public var imageShown: Bool
+    public var codes: [String]
+    public var verdict: Verdict
+}
+
+/// The bundled SDK samples and a loopback server for their media, shared by every SDK's tests.
+public enum SDKSamples {
+    public static let root = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+    public static func folder(_ sdk: String) -> URL {
+        root.appendingPathComponent("samples/sdks/\(sdk)")
+    }
+
+    /// The SDK's expected.json; a missing or broken file throws, so a suite cannot pass with nothing to run.
+    public static func expectations(_ sdk: String) throws -> [String: SDKSampleExpectation] {
+        let data = try Data(contentsOf: folder(sdk).appendingPathComponent("expected.json"))
+        return try JSONDecoder().decode([String: SDKSampleExpectation].self, from: data)
+    }
+
+    /// The payload names expected.json lists, for parameterized tests (empty when it cannot be read).
+    public static func names(_ sdk: String) -> [String] {
+        ((try? expectations(sdk)) ?? [:]).keys.sorted()
+    }
+
+    /// A loopback server that serves samples/media, standing for every media host.
+    public static func mediaServer() throws -> LoopbackHTTPServer {
+        let media = MediaDirectory(root: root.appendingPathComponent("samples/media").path)
+        return try LoopbackHTTPServer { media.respond(to: $0) }
+    }
+
+    /// The device the SDK tests use: a short budget so time-outs are quick, the rest as iOS.
+    public static func profile(budget: Duration = .seconds(2)) -> DeviceProfile {
+        var profile = DeviceProfile()
+        profile.timeBudget = budget
+        return profile
+    }
+
+    /// The command line's path for `--sdk <sdk>`: the SDK's built-in extension run by the harness, as the
+    /// emulator runs Firebase's.
+    public static func emulator(
+        _ sdk: PushSDK, changes: ContentChanges = ContentChanges(), profile: DeviceProfile = profile(), origin: String, containerSeed: URL? = nil
+    ) -> Emulator {
+        var runner = HarnessRunner(expiryGrace: .milliseconds(400), memoryMeasurement: .off, changesContent: !changes.isEmpty) {
+            BuiltInExtensions.make(sdk, changes: changes) ?? UNNotificationServiceExtension()
+        }
+        runner.reportsActivity = false
+        runner.containerSeed = containerSeed
+        return Emulator(profile: profile, extensionRunner: runner, hostMapping: MediaHostMapping(origin: URL(string: origin)!))
+    }
+
+    /// Runs a payload given as JSON text through the SDK's built-in extension.
+    public static func process(
+        _ sdk: PushSDK, _ json: String, changes: ContentChanges = ContentChanges(), profile: DeviceProfile = profile(), origin: String, containerSeed: URL? = nil
+    ) async throws -> ProcessResult {
+        let push = try PushReader.parse(Data(json.utf8), fileExtension: "json")
+        return await emulator(sdk, changes: changes, profile: profile, origin: origin, containerSeed: containerSeed).process(push, input: "payload")
+    }
+
+    /// The codes of a result's findings, as strings (the form expected.json uses).
+    public static func codes(_ result: ProcessResult) -> [String] {
+        result.diagnostics.map(\.code.rawValue)
+    }
+}
+
+extension SDKSamples {
+    /// Runs an app's extension (the SDK's documented file) over one of the SDK's samples, media served from
+    /// loopback, and returns what the phone shows with what expected.json says of it.
+    public static func runSample<Extension: UNNotificationServiceExtension>(
+        _ type: Extension.Type, sdk: String, name: String
+    ) async throws -> (delivered: DeliveredNotification, expected: SDKSampleExpectation) {
+        let expected = try expectations(sdk)[name] ?? { throw SampleMissing(name: name) }()
+        let server = try mediaServer()
+        defer { server.stop() }
+        var harness = ExtensionHarness(profile: profile(), hostMapping: MediaHostMapping(origin: URL(string: server.baseURL)!))
+        harness.expiryGrace = .milliseconds(400)
+        harness.memoryMeasurement = .off
+        let delivered = try await harness.run(type, payloadFile: folder(sdk).appendingPathComponent(name))
+        return (delivered, expected)
+    }
+
+    struct SampleMissing: Error {
+        var name: String
+    }
+}

@@ -1,0 +1,22 @@
+// Runs the app's Batch NotificationService over every Batch sample (samples/sdks/batch) and checks what
+// the phone shows against expected.json.
+import NSEHarness
+import NSEKit
+import SDKTestSupport
+import Testing
+
+struct BatchNotificationServiceTests {
+    @Test func theSamplesAreThere() throws {
+        #expect(try !SDKSamples.expectations("batch").isEmpty)
+    }
+
+    @Test(.timeLimit(.minutes(1)), arguments: SDKSamples.names("batch"))
+    func theExtensionShowsWhatTheSampleExpects(name: String) async throws {
+        let (delivered, expected) = try await SDKSamples.runSample(NotificationService.self, sdk: "batch", name: name)
+        let codes = delivered.diagnostics.map(\.code.rawValue)
+        #expect(delivered.outcome == expected.outcome, "\(delivered.diagnostics)")
+        #expect(delivered.imageShown == expected.imageShown)
+        #expect(delivered.result.verdict == expected.verdict)
+        for code in expected.codes { #expect(codes.contains(code), "\(name) lacks \(code): \(codes)") }
+    }
+}

@@ -1,0 +1,22 @@
+// Runs the app's Mixpanel NotificationService over every Mixpanel sample (samples/sdks/mixpanel) and checks what
+// the phone shows against expected.json.
+import NSEHarness
+import NSEKit
+import SDKTestSupport
+import Testing
+
+struct MixpanelNotificationServiceTests {
+    @Test func theSamplesAreThere() throws {
+        #expect(try !SDKSamples.expectations("mixpanel").isEmpty)
+    }
+
+    @Test(.timeLimit(.minutes(1)), arguments: SDKSamples.names("mixpanel"))
+    func theExtensionShowsWhatTheSampleExpects(name: String) async throws {
+        let (delivered, expected) = try await SDKSamples.runSample(NotificationService.self, sdk: "mixpanel", name: name)
+        let codes = delivered.diagnostics.map(\.code.rawValue)
+        #expect(delivered.outcome == expected.outcome, "\(delivered.diagnostics)")
+        #expect(delivered.imageShown == expected.imageShown)
+        #expect(delivered.result.verdict == expected.verdict)
+        for code in expected.codes { #expect(codes.contains(code), "\(name) lacks \(code): \(codes)") }
+    }
+}
