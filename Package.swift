@@ -39,9 +39,11 @@ let package = Package(
         .target(name: "CNSE", dependencies: ["CCurl", "CPNG", "CJPEG", "CGIF", "CDeflate"]),
         // Real encoders (libpng, libjpeg, giflib) that tests and the benchmark use to make their images.
         .target(name: "CImageFixtures", dependencies: ["CPNG", "CJPEG", "CGIF"]),
-        .target(name: "NSEKit", dependencies: ["CNSE", "CCurl", "CCrypto"]),
-        .target(name: "NSEMediaServer"),
-        .target(name: "UserNotifications", dependencies: ["NSEKit", "os"]),
+        // The process's one executor for blocking work, and what waits on it (latch, single-flight, lanes).
+        .target(name: "NSEConcurrency"),
+        .target(name: "NSEKit", dependencies: ["CNSE", "CCurl", "CCrypto", "NSEConcurrency"]),
+        .target(name: "NSEMediaServer", dependencies: ["NSEConcurrency"]),
+        .target(name: "UserNotifications", dependencies: ["NSEKit", "NSEConcurrency", "os"]),
         .target(name: "FirebaseMessaging", dependencies: ["UserNotifications", "NSEKit"]),
         // Stand-ins for the other frameworks real extensions import: logging (`os`, `OSLog`), `UIImage`,
         // `UTType`, and communication notifications (`Intents`). Each records to the run through
@@ -69,7 +71,7 @@ let package = Package(
         .target(
             name: "NSEHarness",
             dependencies: [
-                "UserNotifications", "FirebaseMessaging", "NSEKit",
+                "UserNotifications", "FirebaseMessaging", "NSEKit", "NSEConcurrency",
                 "OneSignalExtension",
                 "BrazeNotificationService", "CTNotificationService", "CleverTapSDK", "IterableAppExtensions",
                 "CioInternalCommon", "CioMessagingPush", "CioMessagingPushAPN",
@@ -88,7 +90,7 @@ let package = Package(
         .executableTarget(
             name: "nse-bench",
             dependencies: [
-                "NSEKit", "NSEMediaServer", "CImageFixtures",
+                "NSEKit", "NSEMediaServer", "NSEConcurrency", "CImageFixtures",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -98,13 +100,13 @@ let package = Package(
         .executableTarget(name: "nse-fuzz", dependencies: ["NSEFuzzTargets"]),
         .testTarget(
             name: "NSEKitTests",
-            dependencies: ["NSEKit", "NSEHarness", "NSEMediaServer", "NSEFuzzTargets", "NSETestSupport", "CNSE", "CImageFixtures", "CCurl"]
+            dependencies: ["NSEKit", "NSEHarness", "NSEMediaServer", "NSEConcurrency", "NSEFuzzTargets", "NSETestSupport", "CNSE", "CImageFixtures", "CCurl"]
         ),
         .testTarget(name: "NSEMediaServerTests", dependencies: ["NSEMediaServer"]),
         // Runs the built `nse` executable as a user would.
         // Helpers the test targets share: the JUnit parser, comparing documented examples with real output.
         .target(name: "NSETestSupport", path: "Tests/NSETestSupport"),
-        .testTarget(name: "NSECommandTests", dependencies: ["nse", "NSEKit", "NSEHarness", "NSEMediaServer", "NSETestSupport"]),
+        .testTarget(name: "NSECommandTests", dependencies: ["nse", "NSEKit", "NSEHarness", "NSEMediaServer", "NSEConcurrency", "NSETestSupport"]),
         .testTarget(
             name: "NSEHarnessTests",
             dependencies: [

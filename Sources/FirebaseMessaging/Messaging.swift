@@ -27,9 +27,10 @@ open class MessagingExtensionHelper: NSObject, @unchecked Sendable {
     ) {
         let environment = content.environment ?? Self.standaloneEnvironment()
         let call = Call(content: content, handler: contentHandler)
-        // The SDK downloads with a URLSession task and calls back on the session's queue: a thread of its own here.
-        environment.helper("nse.firebase") {
-            Self.populate(call, environment: environment)
+        // The SDK downloads with a URLSession task and calls back on the session's queue: an executor job here,
+        // and no thread at all while the download runs.
+        environment.helper("nse.firebase") { done in
+            Self.populate(call, environment: environment, done: done)
         }
     }
 
@@ -51,29 +52,26 @@ open class MessagingExtensionHelper: NSObject, @unchecked Sendable {
         let handler: (UNNotificationContent) -> Void
     }
 
-    private static func populate(_ call: Call, environment: ExtensionEnvironment) {
+    private static func populate(_ call: Call, environment: ExtensionEnvironment, done: @escaping @Sendable () -> Void) {
         let folder = environment.makeWorkFolder()
         var context = environment.context
         context.workDirectory = folder
         // The helper reads the image request from the content it is handed, as the SDK reads its userInfo; the
         // state only collects the helper's findings and files, so the content is not converted for it.
         let request = ImageRequest.firebase(in: call.content.payload)
-        var state = ExtensionState(original: NotificationContent())
-        do {
-            try FirebaseImageHelper().run(request, state: &state, context: context)
-        } catch {
-            // Time ran out: the SDK's download task is still waiting, so the handler is not called.
+        FirebaseImageHelper().run(request, state: ExtensionState(original: NotificationContent()), context: context) { outcome in
+            let state = outcome.state
             environment.record(state.diagnostics)
             environment.record(timings: state.timings)
-            return
+            // Time ran out: the SDK's download task is still waiting, so the handler is not called.
+            guard !outcome.timedOut else { return done() }
+            if state.mediaRequested { environment.noteImageRequested() }
+            if let staged = state.stagedAttachments.first {
+                call.content.attachments = [UNNotificationAttachment(staged: staged)]
+            }
+            environment.withCurrent { call.handler(call.content) }
+            done()
         }
-        environment.record(state.diagnostics)
-        environment.record(timings: state.timings)
-        if state.mediaRequested { environment.noteImageRequested() }
-        if let staged = state.stagedAttachments.first {
-            call.content.attachments = [UNNotificationAttachment(staged: staged)]
-        }
-        environment.withCurrent { call.handler(call.content) }
     }
 
     /// Content made outside a harness run still works: a default device profile and budget.

@@ -1,5 +1,7 @@
 import Foundation
+import NSEConcurrency
 import NSEKit
+import Synchronization
 import UserNotifications
 
 /// How the harness measures an extension's memory.
@@ -63,17 +65,20 @@ public struct HarnessRunner: ExtensionRunner {
         let memory = ProcessMemoryWatch(memoryMeasurement)
 
         let deadline = context.deadline
-        startThread("nse.didReceive") {
+        // On the executor: a `didReceive` that blocks holds its own worker only, never another push's or the
+        // expiry call's.
+        BlockingExecutor.shared.execute("nse.didReceive") {
             environment.withCurrent {
                 instance.value.didReceive(request) { handler.record($0) }
             }
             handler.noteDidReceiveReturned()
         }
-        // The budget is kept by a thread of its own, so a busy cooperative pool cannot delay the expiry call.
-        startThread("nse.serviceExtensionTimeWillExpire") {
-            guard !handler.waitBlocking(until: deadline), !handler.hasCrashed else { return }
+        // The budget is kept by the executor's timer thread, so a busy cooperative pool cannot delay the expiry call.
+        let expiry = BlockingExecutor.shared.schedule(at: deadline, "nse.serviceExtensionTimeWillExpire") {
+            guard !handler.calledInTime(deadline), !handler.hasCrashed else { return }
             environment.withCurrent { instance.value.serviceExtensionTimeWillExpire() }
         }
+        defer { expiry.cancel() }
         // Calls are judged by when they happened, not by when this task gets to look.
         let delivered = await handler.waitForFirst(until: deadline + expiryGrace)
         let firstCall = handler.firstCall
@@ -211,8 +216,8 @@ private struct Unshared<Value>: @unchecked Sendable {
 /// Records content handler calls, each with its own time, from any thread, and lets the harness wait for the
 /// first and for `didReceive` to return.
 final class ContentHandlerRecorder: @unchecked Sendable {
-    // `lock` guards every field below; waiting threads sleep on it until the first call.
-    private let lock = NSCondition()
+    // `lock` guards every field below.
+    private let lock = Mutex(())
     private var first: UNNotificationContent?
     /// When each call happened, and on which thread: judged against deadlines by the clock, not by when the
     /// waiting task runs.
@@ -226,33 +231,31 @@ final class ContentHandlerRecorder: @unchecked Sendable {
     private var waiters: [CheckedContinuation<Bool, Never>] = []
 
     func record(_ content: UNNotificationContent, at instant: ContinuousClock.Instant = .now) {
-        let thread = currentThreadName.map { $0.hasPrefix("nse.") ? String($0.dropFirst(4)) : $0 } ?? "extension's own thread"
-        let resumed: [CheckedContinuation<Bool, Never>] = lock.withLock {
+        let thread = BlockingExecutor.currentJobName.map { $0.hasPrefix("nse.") ? String($0.dropFirst(4)) : $0 } ?? "extension's own thread"
+        let resumed: [CheckedContinuation<Bool, Never>] = lock.withLock { _ in
             // Bounded: an extension calling in a loop cannot grow this without limit.
             if callTimes.count < ExtensionEnvironment.activityLimit { callTimes.append((instant, thread)) }
             guard first == nil else { return [] }
             // The phone shows the content as it was when handed over, its attachment files taken at that moment.
             let shown = content.copy() as? UNNotificationContent ?? content
             first = dataStore?.adopt(shown) ?? shown
-            lock.broadcast()
             return takeWaiters()
         }
         resumed.forEach { $0.resume(returning: false) }
     }
 
     func noteCrash() {
-        let resumed = lock.withLock {
+        let resumed = lock.withLock { _ in
             crashed = true
-            lock.broadcast()
             return takeWaiters()
         }
         resumed.forEach { $0.resume(returning: false) }
     }
 
-    var hasCrashed: Bool { lock.withLock { crashed } }
+    var hasCrashed: Bool { lock.withLock { _ in crashed } }
 
     func noteDidReceiveReturned() {
-        let resumed = lock.withLock {
+        let resumed = lock.withLock { _ in
             returned = true
             return takeWaiters()
         }
@@ -260,38 +263,31 @@ final class ContentHandlerRecorder: @unchecked Sendable {
     }
 
     /// When the first call happened, if it did.
-    var firstCall: ContinuousClock.Instant? { lock.withLock { callTimes.first?.at } }
+    var firstCall: ContinuousClock.Instant? { lock.withLock { _ in callTimes.first?.at } }
 
     /// The calls made by `end`, the moment iOS stops listening; later ones never happened as far as iOS knows.
     func count(through end: ContinuousClock.Instant) -> Int {
-        lock.withLock { callTimes.filter { $0.at <= end }.count }
+        lock.withLock { _ in callTimes.filter { $0.at <= end }.count }
     }
 
     /// The calls made by `end`, for the result; the first is the one shown when `used`.
     func calls(through end: ContinuousClock.Instant, since start: ContinuousClock.Instant, used: Bool) -> [ContentHandlerCall] {
-        lock.withLock {
+        lock.withLock { _ in
             callTimes.filter { $0.at <= end }.enumerated().map { index, call in
                 ContentHandlerCall(milliseconds: start.duration(to: call.at).milliseconds, thread: call.thread, used: used && index == 0)
             }
         }
     }
 
-    /// Blocks the calling thread until the first call or `deadline`; true when the call came in time.
-    func waitBlocking(until deadline: ContinuousClock.Instant) -> Bool {
-        lock.lock()
-        defer { lock.unlock() }
-        while callTimes.isEmpty && !crashed {
-            let remaining = ContinuousClock.now.duration(to: deadline)
-            guard remaining > .zero else { break }
-            _ = lock.wait(until: Date(timeIntervalSinceNow: remaining.milliseconds / 1000))
-        }
-        return callTimes.first.map { $0.at <= deadline } ?? false
+    /// True when the first call came by `deadline`.
+    func calledInTime(_ deadline: ContinuousClock.Instant) -> Bool {
+        lock.withLock { _ in callTimes.first.map { $0.at <= deadline } ?? false }
     }
 
     /// The first content handed over by `deadline`, waiting until then at most.
     func waitForFirst(until deadline: ContinuousClock.Instant) async -> UNNotificationContent? {
         await wait(until: deadline) { $0.first != nil || $0.crashed }
-        return lock.withLock {
+        return lock.withLock { _ in
             guard let firstAt = callTimes.first?.at, firstAt <= deadline else { return nil }
             return first
         }
@@ -319,7 +315,7 @@ final class ContentHandlerRecorder: @unchecked Sendable {
         // crashed (signal 11, splitting the coroutine) on a `var` set inside `withCheckedContinuation` in a loop.
         while await !withCheckedContinuation({ (continuation: CheckedContinuation<Bool, Never>) in
             // Checked under the lock that `releaseWaiters` takes after cancelling, so no wake-up is missed.
-            let ready: Bool = lock.withLock {
+            let ready: Bool = lock.withLock { _ in
                 if condition(self) || Task.isCancelled { return true }
                 waiters.append(continuation)
                 return false
@@ -335,7 +331,7 @@ final class ContentHandlerRecorder: @unchecked Sendable {
     }
 
     private func releaseWaiters() {
-        let pending = lock.withLock { takeWaiters() }
+        let pending = lock.withLock { _ in takeWaiters() }
         pending.forEach { $0.resume(returning: false) }
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import NSEConcurrency
 
 /// Runs a push through what an iPhone does with it: delivery checks, the decision to run the service
 /// extension, the extension itself, and the system's validation of its attachments.
@@ -164,7 +165,7 @@ public struct Emulator: Sendable {
     private func validate(_ staged: [StagedAttachment]) async -> (kept: [Attachment], diagnostics: [Diagnostic]) {
         guard let mediaCache else {
             let profile = profile
-            return await onOwnThread("nse.validate") { SystemValidation.validate(staged, profile: profile) }
+            return await BlockingExecutor.shared.run("nse.validate") { SystemValidation.validate(staged, profile: profile) }
         }
         return await mediaCache.validation(of: staged, profile: profile)
     }

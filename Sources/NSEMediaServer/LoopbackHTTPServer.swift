@@ -2,11 +2,14 @@
 import Glibc
 #endif
 import Foundation
+import NSEConcurrency
+import Synchronization
 
 /// A real HTTP/1.1 server on 127.0.0.1 for tests and for serving sample media over loopback.
 ///
-/// One thread accepts connections and one thread serves each connection, all of them plain threads so
-/// that nothing ever blocks Swift's cooperative pool. The handler runs on the connection's thread.
+/// One job accepts connections and one job serves each connection, all on the process's `BlockingExecutor`
+/// (threads reused, a new one whenever all are busy) so that nothing ever blocks Swift's cooperative pool and
+/// a slow connection holds up no other. The handler runs on the connection's job.
 ///
 /// ```swift
 /// let server = try LoopbackHTTPServer { request in
@@ -27,6 +30,9 @@ public final class LoopbackHTTPServer: Sendable {
 
     /// Every request received so far, in the order they arrived (malformed ones are not recorded).
     public var requests: [HTTPRequest] { core.recordedRequests }
+
+    /// Connections accepted so far: fewer than requests when clients reuse their connections.
+    public var connectionsAccepted: Int { core.connectionsAccepted }
 
     /// Binds 127.0.0.1 on an ephemeral port (IPv4 explicitly) and starts serving at once.
     ///
@@ -117,8 +123,12 @@ final class ServerCore: Sendable {
         var phase = Phase.running
         /// Open connections' sockets, so stop() can shut them down; a connection removes itself before closing.
         var connections: [UInt64: Int32] = [:]
-        /// Threads started and not yet finished, with their pthread once they have run (for stop() from a handler).
+        /// Jobs started and not yet finished, with their thread once they have run (for stop() from a handler).
         var liveThreads: [UInt64: pthread_t?] = [:]
+        /// stop() calls waiting for every job but their own to end.
+        var stopWaiters: [(me: pthread_t, done: Latch<Bool>)] = []
+        /// Connections accepted since the server started.
+        var accepted = 0
         var nextID: UInt64 = 1
         var requests: [HTTPRequest] = []
         var descriptorsReleased = false
@@ -129,7 +139,7 @@ final class ServerCore: Sendable {
     let listener: Listener
     let idleTimeout: Duration
     let handler: @Sendable (HTTPRequest) -> ServedResponse
-    private let state = GuardedState(State())
+    private let state = Mutex(State())
 
     init(listener: Listener, idleTimeout: Duration, handler: @escaping @Sendable (HTTPRequest) -> ServedResponse) {
         self.listener = listener
@@ -139,19 +149,19 @@ final class ServerCore: Sendable {
 
     var recordedRequests: [HTTPRequest] { state.withLock { $0.requests } }
 
+    var connectionsAccepted: Int { state.withLock { $0.accepted } }
+
     func record(_ request: HTTPRequest) {
         state.withLock { $0.requests.append(request) }
     }
 
     func startAccepting() {
         state.withLock { $0.liveThreads[Self.acceptThreadID] = .some(nil) }
-        let thread = Thread { [self] in
+        BlockingExecutor.shared.execute("nse-media-server accept :\(listener.port)") { [self] in
             threadStarted(Self.acceptThreadID)
             acceptLoop()
             threadEnded(Self.acceptThreadID)
         }
-        thread.name = "nse-media-server accept :\(listener.port)"
-        thread.start()
     }
 
     private func acceptLoop() {
@@ -199,6 +209,7 @@ final class ServerCore: Sendable {
             state.nextID += 1
             state.connections[id] = fd
             state.liveThreads[id] = .some(nil)
+            state.accepted += 1
             return id
         }
         guard let id else {
@@ -206,7 +217,7 @@ final class ServerCore: Sendable {
             return
         }
         let socket = ConnectionSocket(fd: fd, stopSignal: listener.stopRead)
-        let thread = Thread { [self] in
+        BlockingExecutor.shared.execute("nse-media-server connection") { [self] in
             threadStarted(id)
             var connection = HTTPConnection(socket: socket, server: self)
             connection.serve()
@@ -214,8 +225,6 @@ final class ServerCore: Sendable {
             close(fd)
             threadEnded(id)
         }
-        thread.name = "nse-media-server connection \(id)"
-        thread.start()
     }
 
     private func threadStarted(_ id: UInt64) {
@@ -224,7 +233,16 @@ final class ServerCore: Sendable {
     }
 
     private func threadEnded(_ id: UInt64) {
-        state.withLock(notify: true) { _ = $0.liveThreads.removeValue(forKey: id) }
+        let satisfied: [Latch<Bool>] = state.withLock { state in
+            _ = state.liveThreads.removeValue(forKey: id)
+            let live = state.liveThreads
+            let (done, waiting) = state.stopWaiters.reduce(into: ([Latch<Bool>](), [(me: pthread_t, done: Latch<Bool>)]())) { split, waiter in
+                if Self.onlyOwnJobLeft(live, me: waiter.me) { split.0.append(waiter.done) } else { split.1.append(waiter) }
+            }
+            state.stopWaiters = waiting
+            return done
+        }
+        satisfied.forEach { $0.open(true) }
         releaseDescriptorsIfIdle()
     }
 
@@ -245,14 +263,23 @@ final class ServerCore: Sendable {
         // guards against a handler that itself never returns.
         // Called from a handler, stop() must not wait for its own thread.
         let me = pthread_self()
-        state.wait(until: Date(timeIntervalSinceNow: 2)) { state in
-            state.liveThreads.values.allSatisfy { thread in thread.map { pthread_equal($0, me) != 0 } ?? false }
+        let done = Latch<Bool>()
+        let already: Bool = state.withLock { state in
+            if Self.onlyOwnJobLeft(state.liveThreads, me: me) { return true }
+            state.stopWaiters.append((me, done))
+            return false
         }
+        if !already { _ = done.wait(until: .now + .seconds(2)) }
 
         if stoppingNow {
             state.withLock { $0.phase = .stopped }
             releaseDescriptorsIfIdle()
         }
+    }
+
+    /// True when no job is alive but the caller's own (none, for a caller outside the server's jobs).
+    private static func onlyOwnJobLeft(_ live: [UInt64: pthread_t?], me: pthread_t) -> Bool {
+        live.values.allSatisfy { thread in thread.map { pthread_equal($0, me) != 0 } ?? false }
     }
 
     /// Closes the listener and the stop pipe once the server has stopped and no thread can poll them.

@@ -1,11 +1,13 @@
 import Foundation
+import Synchronization
+import NSEConcurrency
 import NSEKit
 
 /// One harness run as the UserNotifications and Firebase stand-ins see it: the time budget, the network
 /// settings, and where findings go. Shared by the extension's threads; `lock` guards the mutable state.
 package final class ExtensionEnvironment: @unchecked Sendable {
     package let context: ExtensionContext
-    private let lock = NSLock()
+    private let lock = Mutex(())
     private var findings: [Diagnostic] = []
     private var attachmentAttempted = false
     private var imageRequested = false
@@ -43,48 +45,58 @@ package final class ExtensionEnvironment: @unchecked Sendable {
     }
 
     package func record(_ diagnostic: Diagnostic) {
-        lock.withLock { findings.append(diagnostic) }
+        lock.withLock { _ in findings.append(diagnostic) }
     }
 
     package func record(_ diagnostics: [Diagnostic]) {
-        lock.withLock { findings += diagnostics }
+        lock.withLock { _ in findings += diagnostics }
     }
 
-    package var diagnostics: [Diagnostic] { lock.withLock { findings } }
+    package var diagnostics: [Diagnostic] { lock.withLock { _ in findings } }
 
     private var partTimings: [String: Double] = [:]
 
     /// Milliseconds spent in named parts of helpers' work ("download").
-    package var timings: [String: Double] { lock.withLock { partTimings } }
+    package var timings: [String: Double] { lock.withLock { _ in partTimings } }
 
     package func record(timings: [String: Double]) {
-        lock.withLock { partTimings.merge(timings) { _, new in new } }
+        lock.withLock { _ in partTimings.merge(timings) { _, new in new } }
     }
 
     package func noteAttachmentAttempt() {
-        lock.withLock { attachmentAttempted = true }
+        lock.withLock { _ in attachmentAttempted = true }
     }
 
     package func noteImageRequested() {
-        lock.withLock { imageRequested = true }
+        lock.withLock { _ in imageRequested = true }
     }
 
     /// The extension asked for media (an image key, or an attachment it tried to create).
-    package var mediaRequested: Bool { lock.withLock { attachmentAttempted || imageRequested } }
+    package var mediaRequested: Bool { lock.withLock { _ in attachmentAttempted || imageRequested } }
 
-    /// Runs a helper's background work (a download, then the handler call) on a thread of its own, as iOS
-    /// runs URLSession callbacks, and counts it so the harness can wait for its findings.
+    /// Runs a helper's background work (a download, then the handler call) on the executor, as iOS runs
+    /// URLSession callbacks on a queue of their own, and counts it so the harness can wait for its findings.
     package func helper(_ name: String, _ work: @escaping @Sendable () -> Void) {
-        lock.withLock { helpersRunning += 1 }
-        startThread(name) {
+        helper(name) { (done: @escaping @Sendable () -> Void) in
             work()
-            let idle: [CheckedContinuation<Void, Never>] = self.lock.withLock {
-                self.helpersRunning -= 1
-                guard self.helpersRunning == 0 else { return [] }
-                defer { self.idleWaiters.removeAll() }
-                return self.idleWaiters
+            done()
+        }
+    }
+
+    /// The same, for work that finishes through a callback (a download on the network thread, then the handler
+    /// call): `work` calls `done` once, from any thread, when the helper has finished. No thread waits meanwhile.
+    package func helper(_ name: String, _ work: @escaping @Sendable (_ done: @escaping @Sendable () -> Void) -> Void) {
+        lock.withLock { _ in helpersRunning += 1 }
+        BlockingExecutor.shared.execute(name) {
+            work {
+                let idle: [CheckedContinuation<Void, Never>] = self.lock.withLock { _ in
+                    self.helpersRunning -= 1
+                    guard self.helpersRunning == 0 else { return [] }
+                    defer { self.idleWaiters.removeAll() }
+                    return self.idleWaiters
+                }
+                idle.forEach { $0.resume() }
             }
-            idle.forEach { $0.resume() }
         }
     }
 
@@ -95,7 +107,7 @@ package final class ExtensionEnvironment: @unchecked Sendable {
         await withTaskGroup(of: Void.self) { group in
             group.addTask {
                 await withCheckedContinuation { continuation in
-                    let idle: Bool = self.lock.withLock {
+                    let idle: Bool = self.lock.withLock { _ in
                         if self.helpersRunning == 0 { return true }
                         self.idleWaiters.append(continuation)
                         return false
@@ -107,7 +119,7 @@ package final class ExtensionEnvironment: @unchecked Sendable {
             await group.next()
             group.cancelAll()
             // Wake a waiter the timer beat, so the group can finish.
-            let pending: [CheckedContinuation<Void, Never>] = self.lock.withLock {
+            let pending: [CheckedContinuation<Void, Never>] = self.lock.withLock { _ in
                 defer { self.idleWaiters.removeAll() }
                 return self.idleWaiters
             }
@@ -124,17 +136,17 @@ package final class ExtensionEnvironment: @unchecked Sendable {
     /// When iOS ends the extension at the latest: the budget plus the grace after the expiry call. Transfers
     /// still running then die with it.
     package var lifetimeEnd: ContinuousClock.Instant {
-        get { lock.withLock { lifetime ?? context.deadline + .seconds(1) } }
-        set { lock.withLock { lifetime = newValue } }
+        get { lock.withLock { _ in lifetime ?? context.deadline + .seconds(1) } }
+        set { lock.withLock { _ in lifetime = newValue } }
     }
 
     /// True once the harness has finished the run: the extension's process is gone on a device.
-    package var hasEnded: Bool { lock.withLock { ended } }
+    package var hasEnded: Bool { lock.withLock { _ in ended } }
 
     /// Registers a request in progress, so the end of the run aborts it and records it as unfinished; false when
     /// the run has already ended (the extension is gone: nothing may start).
     package func track(_ transfer: TransferCancellation, as request: ExtensionRequest, startedAt started: ContinuousClock.Instant) -> Bool {
-        lock.withLock {
+        lock.withLock { _ in
             guard !ended else { return false }
             inFlight[ObjectIdentifier(transfer)] = (transfer, request, started)
             return true
@@ -144,14 +156,14 @@ package final class ExtensionEnvironment: @unchecked Sendable {
     /// Takes a request off the in-progress list; false when the end of the run already recorded it as
     /// unfinished, so its completion must not run.
     package func untrack(_ transfer: TransferCancellation) -> Bool {
-        lock.withLock { inFlight.removeValue(forKey: ObjectIdentifier(transfer)) != nil }
+        lock.withLock { _ in inFlight.removeValue(forKey: ObjectIdentifier(transfer)) != nil }
     }
 
     /// Ends the run: every request still in progress is recorded as unfinished and aborted, as iOS kills the
     /// extension's process with its transfers.
     package func endRun() {
         let now = ContinuousClock.now
-        let running = lock.withLock {
+        let running = lock.withLock { _ in
             ended = true
             // The shared session holds this environment: dropping it here ends the cycle, which leaked every run's
             // environment and session (LeakSanitizer, `make test-asan`).
@@ -170,7 +182,7 @@ package final class ExtensionEnvironment: @unchecked Sendable {
 
     /// `URLSession.shared` of this run: made by `make` on first use, the same object afterwards.
     package func sharedSession(orMake make: () -> AnyObject) -> AnyObject {
-        lock.withLock {
+        lock.withLock { _ in
             if let sharedSession { return sharedSession }
             let made = make()
             // After the run, a session is not kept: nothing would drop it again (see endRun).
@@ -204,7 +216,7 @@ package final class ExtensionEnvironment: @unchecked Sendable {
 
     /// A line the extension logged. The `os`/`OSLog` stand-ins, `NSLog` and `print` replacements call this.
     package func log(_ line: ExtensionLogLine) {
-        lock.withLock {
+        lock.withLock { _ in
             guard observed.log.count < Self.activityLimit else { return }
             observed.log.append(line)
         }
@@ -219,7 +231,7 @@ package final class ExtensionEnvironment: @unchecked Sendable {
     package func noteFile(_ url: URL, _ action: ExtensionFile.Action, by api: String) {
         let size = (try? FileManager.default.attributesOfItem(atPath: url.path)[.size] as? NSNumber)?.intValue
         let entry = ExtensionFile(milliseconds: milliseconds(), path: url.path, action: action, bytes: action == .removed ? nil : size, by: api)
-        lock.withLock {
+        lock.withLock { _ in
             guard observed.files.count < Self.activityLimit else { return }
             observed.files.append(entry)
         }
@@ -227,7 +239,7 @@ package final class ExtensionEnvironment: @unchecked Sendable {
 
     /// A request the extension made, once it has ended (or when the run ends with it unfinished).
     package func record(_ request: ExtensionRequest) {
-        lock.withLock {
+        lock.withLock { _ in
             guard observed.requests.count < Self.activityLimit else { return }
             observed.requests.append(request)
         }
@@ -235,7 +247,7 @@ package final class ExtensionEnvironment: @unchecked Sendable {
 
     /// Everything recorded so far, requests in the order they started.
     package var activity: ExtensionActivity {
-        var activity = lock.withLock { observed }
+        var activity = lock.withLock { _ in observed }
         activity.requests.sort { $0.startMilliseconds < $1.startMilliseconds }
         return activity
     }
@@ -248,18 +260,18 @@ package final class ExtensionEnvironment: @unchecked Sendable {
     /// Counts `bytes` the stand-ins hold on the extension's behalf (a decoded bitmap, a response body kept in
     /// memory) against this run, until `releaseMemory(bytes:)`. Exact per run, even when runs overlap.
     package func chargeMemory(bytes: Int) {
-        lock.withLock {
+        lock.withLock { _ in
             chargedBytes += max(0, bytes)
             chargedPeak = max(chargedPeak, chargedBytes)
         }
     }
 
     package func releaseMemory(bytes: Int) {
-        lock.withLock { chargedBytes = max(0, chargedBytes - max(0, bytes)) }
+        lock.withLock { _ in chargedBytes = max(0, chargedBytes - max(0, bytes)) }
     }
 
     /// The most the stand-ins held for this run at once.
-    package var accountedMemoryPeak: Int { lock.withLock { chargedPeak } }
+    package var accountedMemoryPeak: Int { lock.withLock { _ in chargedPeak } }
 
     // MARK: The app's container
 
@@ -279,8 +291,8 @@ package final class ExtensionEnvironment: @unchecked Sendable {
     /// What `UNUserNotificationCenter.setNotificationCategories(_:)` last registered in this run (empty at first:
     /// the emulated app has registered none).
     package var notificationCategories: Set<UNNotificationCategory> {
-        get { lock.withLock { categories } }
-        set { lock.withLock { categories = newValue } }
+        get { lock.withLock { _ in categories } }
+        set { lock.withLock { _ in categories = newValue } }
     }
 
     private var crashFinding: Diagnostic?
@@ -290,7 +302,7 @@ package final class ExtensionEnvironment: @unchecked Sendable {
     /// a force unwrap of nil): the finding is recorded and the harness ends the run, iOS showing the original
     /// content. The caller returns without calling the content handler, as the dead process would.
     package func crash(_ finding: Diagnostic) {
-        let watchers: [@Sendable () -> Void] = lock.withLock {
+        let watchers: [@Sendable () -> Void] = lock.withLock { _ in
             guard crashFinding == nil else { return [] }
             crashFinding = finding
             findings.append(finding)
@@ -300,11 +312,11 @@ package final class ExtensionEnvironment: @unchecked Sendable {
     }
 
     /// True once `crash(_:)` was called.
-    package var crashed: Bool { lock.withLock { crashFinding != nil } }
+    package var crashed: Bool { lock.withLock { _ in crashFinding != nil } }
 
     /// Calls `watcher` when the extension crashes (at once if it already has).
     package func onCrash(_ watcher: @escaping @Sendable () -> Void) {
-        let already = lock.withLock {
+        let already = lock.withLock { _ in
             if crashFinding == nil { crashWatchers.append(watcher) }
             return crashFinding != nil
         }
@@ -316,7 +328,7 @@ package final class ExtensionEnvironment: @unchecked Sendable {
     /// A folder of its own for one helper call's files: the run's working folder for the first call (the usual
     /// case, and one folder fewer to create per push), a fresh folder inside it for any later call.
     package func makeWorkFolder() -> URL {
-        let first = lock.withLock {
+        let first = lock.withLock { _ in
             defer { workFoldersHandedOut += 1 }
             return workFoldersHandedOut == 0
         }
@@ -333,12 +345,12 @@ package final class ExtensionEnvironment: @unchecked Sendable {
     /// A value an SDK stand-in keeps for this run only (Customer.io's configuration and pushes in progress): one run's
     /// state must not reach the runs of tests going on in parallel, as a process-wide singleton would.
     package func standInValue<Value: Sendable>(_ key: String, as type: Value.Type = Value.self) -> Value? {
-        lock.withLock { standInValues[key] as? Value }
+        lock.withLock { _ in standInValues[key] as? Value }
     }
 
     /// Changes the value under `key` atomically; `change` runs with the lock held, so it must not call back.
     package func updateStandInValue<Value: Sendable, Result>(_ key: String, default value: Value, _ change: (inout Value) -> Result) -> Result {
-        lock.withLock {
+        lock.withLock { _ in
             var current = standInValues[key] as? Value ?? value
             defer { standInValues[key] = current }
             return change(&current)

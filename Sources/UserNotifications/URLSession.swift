@@ -1,5 +1,7 @@
 @_exported import FoundationNetworking
 import Foundation
+import NSEConcurrency
+import Synchronization
 import NSEKit
 
 /// `URLSession` for an app's extension compiled on Linux. Every file that imports UserNotifications sees this
@@ -25,7 +27,7 @@ open class URLSession: NSObject, @unchecked Sendable {
     public let configuration: URLSessionConfiguration
     /// Held until the session is invalidated and has said so to it, then released, as on iOS: the delegate is
     /// often the extension that holds the session, and holding it for ever leaked both (LeakSanitizer).
-    public var delegate: (any URLSessionDelegate)? { lock.withLock { heldDelegate } }
+    public var delegate: (any URLSessionDelegate)? { lock.withLock { _ in heldDelegate } }
     private var heldDelegate: (any URLSessionDelegate)?
     public let delegateQueue: OperationQueue
     open var sessionDescription: String?
@@ -35,9 +37,9 @@ open class URLSession: NSObject, @unchecked Sendable {
 
     // `lock` guards the task list, the invalidation state and the delegate; `callbacks` keeps delegate calls one
     // at a time, as iOS's serial delegate queue does.
-    private let lock = NSLock()
-    // Recursive: a delegate method may invalidate the session, which reports to the delegate in turn.
-    private let callbacks = NSRecursiveLock()
+    private let lock = Mutex(())
+    // Re-entrant: a delegate method may invalidate the session, which reports to the delegate in turn.
+    private let callbacks = DelegateQueue()
     private var tasks: [Int: URLSessionTask] = [:]
     private var nextIdentifier = 1
     private var invalidated = false
@@ -174,14 +176,14 @@ open class URLSession: NSObject, @unchecked Sendable {
     /// Lets running tasks finish, then invalidates; the shared session ignores it, as on iOS.
     open func finishTasksAndInvalidate() {
         guard !isShared else { return }
-        lock.withLock { invalidated = true }
+        lock.withLock { _ in invalidated = true }
         reportInvalidationIfDone()
     }
 
     /// Cancels every task and invalidates; the shared session ignores it, as on iOS.
     open func invalidateAndCancel() {
         guard !isShared else { return }
-        let running = lock.withLock {
+        let running = lock.withLock { _ in
             invalidated = true
             return Array(tasks.values)
         }
@@ -190,13 +192,13 @@ open class URLSession: NSObject, @unchecked Sendable {
     }
 
     open func getAllTasks(completionHandler: @escaping ([URLSessionTask]) -> Void) {
-        completionHandler(lock.withLock { Array(tasks.values) })
+        completionHandler(lock.withLock { _ in Array(tasks.values) })
     }
 
     // MARK: Running tasks
 
     private func register<Task: URLSessionTask>(_ make: (Int) -> Task) -> Task {
-        let (task, refused) = lock.withLock {
+        let (task, refused) = lock.withLock { _ in
             defer { nextIdentifier += 1 }
             let task = make(nextIdentifier)
             if !invalidated { tasks[task.taskIdentifier] = task }
@@ -230,7 +232,7 @@ open class URLSession: NSObject, @unchecked Sendable {
 
     /// A data task without a handler: the delegate gets the response, the data, then the completion.
     func deliver(_ data: Data, response: URLResponse, for task: URLSessionDataTask) {
-        callbacks.withLock {
+        callbacks.sync { [self] in
             guard let delegate = delegate as? any URLSessionDataDelegate else {
                 (delegate as? any URLSessionTaskDelegate)?.urlSession(self, task: task, didCompleteWithError: nil)
                 return
@@ -248,7 +250,7 @@ open class URLSession: NSObject, @unchecked Sendable {
 
     /// A download task without a handler: `didFinishDownloadingTo`, then the completion.
     func deliver(file: URL, for task: URLSessionDownloadTask) {
-        callbacks.withLock {
+        callbacks.sync { [self] in
             guard let delegate = delegate as? any URLSessionDownloadDelegate else {
                 (delegate as? any URLSessionTaskDelegate)?.urlSession(self, task: task, didCompleteWithError: nil)
                 return
@@ -261,33 +263,67 @@ open class URLSession: NSObject, @unchecked Sendable {
     }
 
     func taskDidComplete(_ task: URLSessionTask, error: (any Error)?) {
-        callbacks.withLock {
+        callbacks.sync { [self] in
             (delegate as? any URLSessionTaskDelegate)?.urlSession(self, task: task, didCompleteWithError: error)
         }
     }
 
     private func finished(_ task: URLSessionTask) {
-        lock.withLock { _ = tasks.removeValue(forKey: task.taskIdentifier) }
+        lock.withLock { _ in _ = tasks.removeValue(forKey: task.taskIdentifier) }
         reportInvalidationIfDone()
     }
 
     /// After invalidation, once no task is left: the delegate hears `didBecomeInvalidWithError(nil)` once.
     private func reportInvalidationIfDone() {
-        let report = lock.withLock {
+        let report = lock.withLock { _ in
             guard invalidated, tasks.isEmpty, !invalidationReported else { return false }
             invalidationReported = true
             return true
         }
         guard report else { return }
-        if let delegate { callbacks.withLock { delegate.urlSession(self, didBecomeInvalidWithError: nil) } }
-        lock.withLock { heldDelegate = nil }
+        if let delegate { callbacks.sync { [self] in delegate.urlSession(self, didBecomeInvalidWithError: nil) } }
+        lock.withLock { _ in heldDelegate = nil }
+    }
+}
+
+/// A session's delegate queue: its calls run one at a time, in order, on the executor, as on iOS's serial
+/// delegate queue; the caller waits for its call to end. A delegate method that causes another delegate call
+/// (invalidating the session) runs it at once, as a call from the queue's own thread does on iOS.
+private final class DelegateQueue: Sendable {
+    private let lane = ExecutorLane(width: 1)
+
+    private static let key = "nse.delegate-queue"
+
+    func sync(_ body: @escaping () -> Void) {
+        let me = ObjectIdentifier(self)
+        if (Thread.current.threadDictionary[Self.key] as? [ObjectIdentifier])?.contains(me) == true { return body() }
+        let call = UncheckedCall(body: body)
+        let done = Latch<Bool>()
+        // The delegate runs in the caller's run, as the caller's own code would.
+        let environment = ExtensionEnvironment.current
+        lane.execute("nse.URLSession") {
+            var inside = Thread.current.threadDictionary[Self.key] as? [ObjectIdentifier] ?? []
+            inside.append(me)
+            Thread.current.threadDictionary[Self.key] = inside
+            if let environment { environment.withCurrent(call.body) } else { call.body() }
+            inside.removeLast()
+            Thread.current.threadDictionary[Self.key] = inside.isEmpty ? nil : inside
+            done.open(true)
+        }
+        _ = done.wait()
+    }
+
+    /// The body may touch the caller's state, which is not Sendable: the caller blocks until the call has run,
+    /// so only one thread uses it at a time.
+    private struct UncheckedCall: @unchecked Sendable {
+        let body: () -> Void
     }
 }
 
 /// The one result of an async call's task, waited for without blocking a thread.
 private final class ResultBox<Value: Sendable>: @unchecked Sendable {
     // `lock` guards both fields.
-    private let lock = NSLock()
+    private let lock = Mutex(())
     private var result: Result<Value, any Error>?
     private var waiter: CheckedContinuation<Value, any Error>?
 
@@ -295,7 +331,7 @@ private final class ResultBox<Value: Sendable>: @unchecked Sendable {
     func fail(_ error: any Error) { settle(.failure(error)) }
 
     private func settle(_ outcome: Result<Value, any Error>) {
-        let continuation: CheckedContinuation<Value, any Error>? = lock.withLock {
+        let continuation: CheckedContinuation<Value, any Error>? = lock.withLock { _ in
             guard result == nil else { return nil }
             result = outcome
             defer { waiter = nil }
@@ -308,7 +344,7 @@ private final class ResultBox<Value: Sendable>: @unchecked Sendable {
     func value(running task: URLSessionTask) async throws -> Value {
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
-                let ready: Result<Value, any Error>? = lock.withLock {
+                let ready: Result<Value, any Error>? = lock.withLock { _ in
                     if result == nil { waiter = continuation }
                     return result
                 }

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import FoundationNetworking
 import NSEKit
 
@@ -10,7 +11,7 @@ open class URLSessionTask: NSObject, @unchecked Sendable {
     }
 
     // `lock` guards the mutable fields below; the extension may read them from any thread.
-    private let lock = NSLock()
+    private let lock = Mutex(())
     private var taskState = State.suspended
     private var started = false
     private var finalResponse: URLResponse?
@@ -35,15 +36,15 @@ open class URLSessionTask: NSObject, @unchecked Sendable {
         super.init()
     }
 
-    open var state: State { lock.withLock { taskState } }
-    open var response: URLResponse? { lock.withLock { finalResponse } }
-    open var error: (any Error)? { lock.withLock { finalError } }
-    open var countOfBytesReceived: Int64 { lock.withLock { received } }
-    open var countOfBytesExpectedToReceive: Int64 { lock.withLock { expected } }
+    open var state: State { lock.withLock { _ in taskState } }
+    open var response: URLResponse? { lock.withLock { _ in finalResponse } }
+    open var error: (any Error)? { lock.withLock { _ in finalError } }
+    open var countOfBytesReceived: Int64 { lock.withLock { _ in received } }
+    open var countOfBytesExpectedToReceive: Int64 { lock.withLock { _ in expected } }
 
     /// Starts the task (once); a later call after `suspend()` has nothing to resume, the transfer never paused.
     open func resume() {
-        let start: Bool = lock.withLock {
+        let start: Bool = lock.withLock { _ in
             guard !started, taskState == .suspended else {
                 if taskState == .suspended { taskState = .running }
                 return false
@@ -57,12 +58,12 @@ open class URLSessionTask: NSObject, @unchecked Sendable {
 
     /// The transfer is not paused (a notification's download rarely is); the state says suspended until resumed.
     open func suspend() {
-        lock.withLock { if taskState == .running { taskState = .suspended } }
+        lock.withLock { _ in if taskState == .running { taskState = .suspended } }
     }
 
     /// Cancels the task: its completion gets NSURLErrorCancelled (-999), as on iOS.
     open func cancel() {
-        let wasStarted: Bool = lock.withLock {
+        let wasStarted: Bool = lock.withLock { _ in
             guard taskState != .completed else { return true }
             taskState = .canceling
             return started
@@ -70,13 +71,13 @@ open class URLSessionTask: NSObject, @unchecked Sendable {
         cancellation.cancel()
         // A task never resumed completes at once with the cancellation error.
         if !wasStarted {
-            lock.withLock { started = true }
+            lock.withLock { _ in started = true }
             session.start(self)
         }
     }
 
     func complete(response: URLResponse?, error: (any Error)?, bytes: Int) {
-        lock.withLock {
+        lock.withLock { _ in
             finalResponse = response
             finalError = error
             received = Int64(bytes)

@@ -38,6 +38,12 @@ struct Benchmark: ParsableCommand {
     @Flag(help: "Only measure the decode floor of the CPU-bound corpus, with 1 thread and with every core.")
     var floorOnly = false
 
+    @Option(help: "An extra argument for nse batch in the latency workload (repeat for more), e.g. --latency-nse-argument=--jobs=64.")
+    var latencyNseArgument: [String] = []
+
+    @Option(help: "Which workloads to run: all, latency (the delayed, paced CDN) or cpu (the loopback corpora).")
+    var workload = "all"
+
     @Option(parsing: .upToNextOption, help: "Instead of the workloads: nse batch over each of these push counts (over --shared-images images), for the scale note.")
     var scale: [Int] = []
 
@@ -47,14 +53,28 @@ struct Benchmark: ParsableCommand {
         cpu.uniquePayloads = uniquePayloads
         cpu.sharedPayloads = sharedPayloads
         cpu.sharedImages = sharedImages
+        guard ["all", "latency", "cpu"].contains(workload) else { throw ValidationError("--workload is all, latency or cpu") }
         if floorOnly {
             try cpu.printFloors()
         } else if !scale.isEmpty {
             try ScaleRun(nse: nse, jobs: jobs, root: root, images: sharedImages).run(counts: scale)
         } else {
-            try cpu.run()
+            if workload != "cpu" {
+                try LatencyWorkload(root: root.appendingPathComponent("latency"), nse: nse, python: python, repeats: repeats, extraArguments: latencyNseArgument).run()
+            }
+            if workload != "latency" {
+                if workload == "all" { print("") }
+                try cpu.run()
+            }
         }
     }
+}
+
+/// Wall time, peak memory and CPU time of one tool on one workload (medians over the runs).
+struct Measurement {
+    var wall: Duration
+    var peakRSS: Int
+    var cpu: Duration
 }
 
 func median<T: Comparable>(_ values: [T]) -> T {

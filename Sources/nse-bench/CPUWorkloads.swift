@@ -112,12 +112,6 @@ struct CPUWorkloads {
         print("nse process of one push, start to exit: median \(Int((startup.seconds * 1000).rounded())) ms over 20 runs  (target 30 ms)")
     }
 
-    struct Measurement {
-        var wall: Duration
-        var peakRSS: Int
-        var cpu: Duration
-    }
-
     /// Runs `body` `repeats` times, each with a fresh output folder; medians of wall time, peak RSS and CPU.
     ///
     /// Output folders are all removed at the end, not between runs: on ext4 without a journal (this project's

@@ -1,5 +1,7 @@
 import CImageFixtures
 import Foundation
+import NSEConcurrency
+import Synchronization
 
 /// The benchmark's deterministic corpus: images made by the real encoders (never downloaded) and pushes that
 /// point at them, in two variants: every push with its own image, and pushes sharing a few images.
@@ -107,9 +109,17 @@ struct Corpus {
         guard !needed.isEmpty else { return }
         print("generating \(needed.count) images in \(images.path) ...")
         let failures = Failures()
-        DispatchQueue.concurrentPerform(iterations: needed.count) { index in
-            do { try write(needed[index]) } catch { failures.add("\(needed[index].fileName): \(error)") }
+        let next = Counter()
+        let finished = (0..<ProcessInfo.processInfo.activeProcessorCount).map { _ in Latch<Bool>() }
+        for done in finished {
+            BlockingExecutor.shared.execute("nse-bench.generate") { [self] in
+                while let index = next.take(below: needed.count) {
+                    do { try write(needed[index]) } catch { failures.add("\(needed[index].fileName): \(error)") }
+                }
+                done.open(true)
+            }
         }
+        for done in finished { _ = done.wait() }
         if let first = failures.first { throw BenchError(first) }
     }
 
@@ -179,10 +189,10 @@ struct BenchError: Error, CustomStringConvertible {
 final class Failures: @unchecked Sendable {
     // Guarded by `lock`.
     private var messages: [String] = []
-    private let lock = NSLock()
+    private let lock = Mutex(())
 
-    func add(_ message: String) { lock.withLock { messages.append(message) } }
-    var first: String? { lock.withLock { messages.first } }
+    func add(_ message: String) { lock.withLock { _ in messages.append(message) } }
+    var first: String? { lock.withLock { _ in messages.first } }
 }
 
 extension String {

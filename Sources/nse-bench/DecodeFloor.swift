@@ -1,4 +1,6 @@
 import Foundation
+import Synchronization
+import NSEConcurrency
 import NSEKit
 
 /// The least time the batch could take: decoding the same images with the same libraries (ImageDecoder over
@@ -12,18 +14,16 @@ enum DecodeFloor {
         }
         let next = Counter()
         let started = ContinuousClock.now
-        let group = DispatchGroup()
-        for _ in 0..<threads {
-            group.enter()
-            let thread = Thread {
+        let finished = (0..<threads).map { _ in Latch<Bool>() }
+        for done in finished {
+            BlockingExecutor.shared.execute("nse-bench.decode") {
                 while let index = next.take(below: files.count) {
                     _ = try? ImageDecoder.decode(files[index], as: formats[index], limits: ImageDecodeLimits())
                 }
-                group.leave()
+                done.open(true)
             }
-            thread.start()
         }
-        group.wait()
+        for done in finished { _ = done.wait() }
         return started.duration(to: .now)
     }
 }
@@ -32,10 +32,10 @@ enum DecodeFloor {
 final class Counter: @unchecked Sendable {
     // Guarded by `lock`.
     private var value = 0
-    private let lock = NSLock()
+    private let lock = Mutex(())
 
     func take(below limit: Int) -> Int? {
-        lock.withLock {
+        lock.withLock { _ in
             guard value < limit else { return nil }
             defer { value += 1 }
             return value

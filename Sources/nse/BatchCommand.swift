@@ -21,8 +21,8 @@ struct BatchCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Save each result as DIR/<path relative to its folder>/content.json with its attachment, and DIR/report.json.", valueName: "dir"))
     var out: String?
 
-    @Option(help: ArgumentHelp("Pushes processed at once.", valueName: "n"))
-    var jobs = 8
+    @Option(help: ArgumentHelp("Pushes in flight at once. A push waiting on the network holds no thread (every download shares one network thread), and decoding runs one image per core whatever this is, so a high number costs little: it is how many downloads a slow CDN may keep waiting.", valueName: "n"))
+    var jobs = BatchRunner.defaultJobs
 
     @Option(help: ArgumentHelp("Also write JUnit XML (one test case per push) to this file.", valueName: "file"))
     var junit: String?
@@ -71,7 +71,7 @@ struct BatchCommand: AsyncParsableCommand {
 
     func validate() throws {
         guard !paths.isEmpty else { throw ValidationError("Name at least one folder of push files.") }
-        guard (1...256).contains(jobs) else { throw ValidationError("--jobs must be between 1 and 256.") }
+        guard (1...BatchRunner.maxJobs).contains(jobs) else { throw ValidationError("--jobs must be between 1 and \(BatchRunner.maxJobs).") }
         // A batch gives each push one verdict from one helper; the side-by-side comparison is per file.
         guard sdkOption.sdk != .all else {
             throw ValidationError("--sdk all compares every helper on each push side by side: run `nse process --sdk all FILES` (--format json for the comparison as JSON). A batch judges each push by one helper: --sdk auto (the default: detected from each payload's keys) or --sdk NAME.")

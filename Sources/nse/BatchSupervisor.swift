@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import NSEKit
 
 /// Keeps one push from stopping a batch, even through a crash of nse itself.
@@ -118,7 +119,7 @@ enum BatchSupervisor {
 /// only this process and the worker hears it once.
 private final class SignalRelay: @unchecked Sendable {
     // `lock` guards `children`; the dispatch sources read it from their queue.
-    private let lock = NSLock()
+    private let lock = Mutex(())
     private var children: [pid_t] = []
     private var sources: [any DispatchSourceSignal] = []
 
@@ -128,7 +129,7 @@ private final class SignalRelay: @unchecked Sendable {
             let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
             source.setEventHandler { [weak self] in
                 guard let self else { return }
-                for child in self.lock.withLock({ self.children }) { kill(child, number) }
+                for child in self.lock.withLock({ _ in self.children }) { kill(child, number) }
             }
             source.resume()
             sources.append(source)
@@ -136,7 +137,7 @@ private final class SignalRelay: @unchecked Sendable {
     }
 
     func forward(to pids: [pid_t]) {
-        lock.withLock { children = pids }
+        lock.withLock { _ in children = pids }
     }
 
     func stop() {

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// One line logged through `Logger` or `os_log`.
 package struct OSLogRecord: Sendable {
@@ -17,14 +18,14 @@ package struct OSLogRecord: Sendable {
 /// installs the receiver before an extension runs. Lines logged before that are dropped, as nothing reads them.
 package enum OSLogSink {
     // `lock` guards `receiver`.
-    private static let lock = NSLock()
+    private static let lock = Mutex(())
     nonisolated(unsafe) private static var receiver: (@Sendable (OSLogRecord) -> Void)?
 
     package static func install(_ receiver: @escaping @Sendable (OSLogRecord) -> Void) {
-        lock.withLock { Self.receiver = receiver }
+        lock.withLock { _ in Self.receiver = receiver }
     }
 
     static func write(_ record: OSLogRecord) {
-        lock.withLock { receiver }?(record)
+        lock.withLock { _ in receiver }?(record)
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import NSEConcurrency
 import Testing
 
 /// The HTML report loaded in a real browser (Debian's `chromium`, headless): the page the browser builds has
@@ -84,7 +85,7 @@ enum Browser {
             "--user-data-dir=\(profile.appendingPathComponent("chromium-profile").path)",
         ]
         return try await runNSE(flags + arguments, executable: URL(fileURLWithPath: browser)) { process in
-            DispatchQueue.global().asyncAfter(deadline: .now() + 60) {
+            BlockingExecutor.shared.schedule(at: .now + .seconds(60), "test.browser-guard") {
                 if process.isRunning { process.terminate() }
             }
         }

@@ -1,22 +1,19 @@
 import Foundation
+import NSEConcurrency
 import Testing
 
 /// Runs the built `nse` (or another `executable`) from the package root, with stdout piped (so it is not a
 /// terminal); `whileRunning` may signal the process.
 ///
-/// The waiting happens on a thread of its own: blocking one of Swift's two cooperative threads for the child's
+/// The waiting happens on the executor: blocking one of Swift's two cooperative threads for the child's
 /// lifetime would stall the other suites meanwhile, including those that time extensions against their budget.
 func runNSE(
     _ arguments: [String], executable: URL = ProcessCommandTests.executable, standardInput: String? = nil,
     environment: [String: String] = [:], whileRunning: @escaping @Sendable (Process) throws -> Void = { _ in }
 ) async throws -> ProcessCommandTests.Run {
-    try await withCheckedThrowingContinuation { continuation in
-        Thread {
-            continuation.resume(with: Result {
-                try runBlocking(arguments, executable: executable, standardInput: standardInput, environment: environment, whileRunning: whileRunning)
-            })
-        }.start()
-    }
+    try await BlockingExecutor.shared.run("test.runNSE") {
+        Result { try runBlocking(arguments, executable: executable, standardInput: standardInput, environment: environment, whileRunning: whileRunning) }
+    }.get()
 }
 
 private func runBlocking(

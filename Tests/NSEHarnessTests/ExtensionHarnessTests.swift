@@ -82,6 +82,30 @@ struct ExtensionHarnessTests {
         #expect(delivered.activity.handlerCalls.first?.used == true)
     }
 
+    /// Extensions whose didReceive blocks its thread (eight, more than the cores) hold up neither their own expiry
+    /// calls nor another push: the executor gives every job a thread when all are busy.
+    @Test(.timeLimit(.minutes(1)))
+    func blockedDidReceivesHoldUpNeitherTheirExpiryNorOtherPushes() async throws {
+        let sleepy = harness(budget: .milliseconds(500))
+        // Long enough that it would expire if it had to wait for a blocked worker (each sleeps 3 s).
+        let quick = harness(budget: .seconds(2))
+        let payload = payload()
+        let (blocked, other) = try await withThrowingTaskGroup(of: DeliveredNotification?.self) { group in
+            for _ in 0..<8 { group.addTask { try await sleepy.run(SleepyService.self, payload: payload) } }
+            let other = try await quick.run(FirebaseService.self, payload: payload)
+            var blocked: [DeliveredNotification] = []
+            for try await delivered in group { if let delivered { blocked.append(delivered) } }
+            return (blocked, other)
+        }
+        #expect(blocked.count == 8)
+        for delivered in blocked {
+            #expect(delivered.outcome == .bestAttempt)
+            #expect(delivered.activity.handlerCalls.map(\.thread) == ["serviceExtensionTimeWillExpire"])
+        }
+        #expect(other.outcome == .modified)
+        #expect(other.content.title == "Sale [modified]")
+    }
+
     @Test func attachingAWebPFileThrowsUNError101AndShowsNoImage() async throws {
         let folder = try temporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }

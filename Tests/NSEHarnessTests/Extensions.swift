@@ -1,6 +1,7 @@
 // Extensions written exactly as apps write them for iOS, each misbehaving in one way users hit.
 import FirebaseMessaging
 import Foundation
+import Synchronization
 import UserNotifications
 
 /// Firebase's documented extension.
@@ -51,25 +52,25 @@ class TwiceService: UNNotificationServiceExtension {
 class SleepyService: UNNotificationServiceExtension {
     // The expiry call comes on another thread while didReceive still sleeps (as on iOS): the lock orders every
     // use of the two fields and of the content, which both calls hand over (ThreadSanitizer found the race).
-    private let lock = NSLock()
+    private let lock = Mutex(())
     var contentHandler: ((UNNotificationContent) -> Void)?
     var bestAttemptContent: UNMutableNotificationContent?
 
     override func didReceive(_ request: UNNotificationRequest, withContentHandler contentHandler: @escaping (UNNotificationContent) -> Void) {
-        lock.withLock {
+        lock.withLock { _ in
             self.contentHandler = contentHandler
             bestAttemptContent = request.content.mutableCopy() as? UNMutableNotificationContent
             bestAttemptContent?.title = "best attempt"
         }
         Thread.sleep(forTimeInterval: 3)
-        lock.withLock {
+        lock.withLock { _ in
             bestAttemptContent?.title = "too late"
             contentHandler(bestAttemptContent!)
         }
     }
 
     override func serviceExtensionTimeWillExpire() {
-        lock.withLock {
+        lock.withLock { _ in
             if let contentHandler, let bestAttemptContent {
                 contentHandler(bestAttemptContent)
             }

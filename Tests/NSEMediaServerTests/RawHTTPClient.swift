@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import Foundation
+import Synchronization
 @testable import NSEMediaServer
 
 /// A minimal blocking HTTP client over a raw socket, so tests control every byte and can misbehave.
@@ -213,9 +214,9 @@ func measure(_ body: () throws -> Void) rethrows -> Duration {
 
 /// A value shared with a handler thread, behind a lock.
 final class Locked<Value: Sendable>: Sendable {
-    private let guarded: GuardedState<Value>
+    private let guarded: Mutex<Value>
 
-    init(_ value: Value) { guarded = GuardedState(value) }
+    init(_ value: Value) { guarded = Mutex(value) }
 
     var value: Value {
         get { guarded.withLock { $0 } }

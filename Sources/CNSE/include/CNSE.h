@@ -34,6 +34,12 @@ CURLcode cnse_curl_getinfo_off_t(CURL *handle, CURLINFO info, curl_off_t *value)
 /// The string is owned by the handle and valid until the next transfer or cleanup; may be set to NULL.
 CURLcode cnse_curl_getinfo_string(CURL *handle, CURLINFO info, const char **value);
 
+// MARK: libcurl's multi interface (curl_multi_setopt is variadic; CURLMsg holds a union)
+
+CURLMcode cnse_curl_multi_setopt_long(CURLM *multi, CURLMoption option, long value);
+/// The next finished transfer: returns 1 and fills `easy` and `result`, or 0 when no transfer has finished.
+int cnse_curl_multi_next_done(CURLM *multi, CURL **easy, CURLcode *result);
+
 // MARK: Image validation: decode every row of every frame within the caller's limits
 
 typedef enum {

@@ -1,4 +1,5 @@
 import Foundation
+import NSEConcurrency
 import Synchronization
 
 /// The media a batch has already downloaded and validated, so a URL used by many pushes is fetched once and
@@ -57,11 +58,16 @@ public final class SharedMediaCache: Sendable {
     }
 
     public let directory: URL
-    private let downloads = BlockingSingleFlight<DownloadKey, Result<FetchedMedia, MediaFetchError>>()
+    private let downloads = SingleFlight<DownloadKey, Result<FetchedMedia, MediaFetchError>>()
     private let validations = SingleFlight<ValidationKey, Validation>()
     private let counters = Mutex(Statistics())
     private let nextFile = Atomic(0)
-    private let decoding = DecodingThreads()
+    /// Decoding is CPU work: one at a time per core, on the process's executor.
+    ///
+    /// Why not Swift's cooperative pool: a decode holds its thread for up to a second of C code, and on Linux the
+    /// pool (like `DispatchQueue.concurrentPerform`) was measured keeping fewer decodes running than there are
+    /// cores (a 2-core machine decoded a corpus in 5.6 s through it, 3.7 s on two threads of its own).
+    private let decoding = ExecutorLane(width: ProcessInfo.processInfo.activeProcessorCount)
 
     /// Keeps the cached files in `directory`, which is created if needed.
     public init(directory: URL) throws {
@@ -73,34 +79,36 @@ public final class SharedMediaCache: Sendable {
         counters.withLock { $0 }
     }
 
-    /// `fetcher.fetchBlocking(url, to: destination, ...)`, done once per URL: `destination` receives a hard
-    /// link to (or, across file systems, a copy of) the cached file. Blocks the calling thread, as the fetch does.
+    /// `fetcher.fetch(url, to: destination, ...)`, done once per URL: `destination` receives a hard link to (or,
+    /// across file systems, a copy of) the cached file. `completion` runs on the thread that finished the download.
     func fetch(
         _ url: URL, to destination: URL, using fetcher: MediaFetcher, deadline: ContinuousClock.Instant,
-        sizeLimit: @escaping @Sendable (ResponseHead) -> Int
-    ) throws(MediaFetchError) -> FetchedMedia {
+        cancellations: [TransferCancellation], sizeLimit: @escaping @Sendable (ResponseHead) -> Int,
+        completion: @escaping @Sendable (Result<FetchedMedia, MediaFetchError>) -> Void
+    ) {
         let key = DownloadKey(url: url.absoluteString, profile: fetcher.profile, hostMapping: fetcher.hostMapping)
-        let answer = downloads.value(for: key, keep: Self.isShareable) {
+        downloads.value(for: key, keep: Self.isShareable) { [self] finish in
             let file = directory.appendingPathComponent("media-\(nextFile.add(1, ordering: .relaxed).newValue)")
-            do throws(MediaFetchError) {
-                return .success(try fetcher.fetchBlocking(url, to: file, deadline: deadline, sizeLimit: sizeLimit))
-            } catch {
-                try? FileManager.default.removeItem(at: file)
-                return .failure(error)
+            fetcher.fetch(url, to: file, deadline: deadline, cancellations: cancellations, sizeLimit: sizeLimit) { result in
+                if case .failure = result { try? FileManager.default.removeItem(at: file) }
+                finish(result)
             }
+        } deliver: { [self] result, shared in
+            counters.withLock { counters in
+                counters.downloadsRequested += 1
+                if !shared { counters.downloadsMade += 1 }
+            }
+            completion(result.flatMap { media in
+                var media = media
+                do {
+                    try Self.link(media.file, to: destination)
+                } catch {
+                    return .failure(.cannotSave("cannot copy the downloaded file to \(destination.path): \(error.localizedDescription)"))
+                }
+                media.file = destination
+                return .success(media)
+            })
         }
-        counters.withLock { counters in
-            counters.downloadsRequested += 1
-            if !answer.shared { counters.downloadsMade += 1 }
-        }
-        var media = try answer.value.get()
-        do {
-            try Self.link(media.file, to: destination)
-        } catch {
-            throw .cannotSave("cannot copy the downloaded file to \(destination.path): \(error.localizedDescription)")
-        }
-        media.file = destination
-        return media
     }
 
     /// `SystemValidation.validate(staged, profile:)`, run once per distinct set of files.
@@ -113,26 +121,23 @@ public final class SharedMediaCache: Sendable {
                 fileName: item.localFile.lastPathComponent, bytes: item.attachment.bytes,
                 typeIdentifier: item.attachmentType.identifier, format: item.format, mimeType: item.mimeType)
         }
-        let validate = { [decoding] in
-            await decoding.run {
+        let validate: SingleFlight<ValidationKey, Validation>.Compute = { [decoding] finish in
+            decoding.execute("nse.decode") {
                 let (kept, diagnostics) = SystemValidation.validate(staged, profile: profile)
-                return Validation(kept: kept, diagnostics: diagnostics)
+                finish(Validation(kept: kept, diagnostics: diagnostics))
             }
         }
         // A file without a digest cannot be recognised again: validate it on its own.
         guard items.allSatisfy({ !$0.sha256.isEmpty }) else {
             counters.withLock { $0.validationsMade += 1 }
-            let validation = await validate()
+            let validation = await withCheckedContinuation { continuation in validate { continuation.resume(returning: $0) } }
             return (validation.kept, validation.diagnostics)
         }
-        let answer = await validations.value(for: ValidationKey(items: items, profile: profile), keep: { _ in true }) {
+        let answer = await validations.value(for: ValidationKey(items: items, profile: profile), keep: { _ in true }) { [self] finish in
             counters.withLock { $0.validationsMade += 1 }
-            return await validate()
+            validate(finish)
         }
-        // Only a cancelled wait has no answer; validating here keeps the verdict right regardless.
-        let validation: Validation
-        if let answer { validation = answer.value } else { validation = await validate() }
-        return (validation.kept, validation.diagnostics)
+        return (answer.value.kept, answer.value.diagnostics)
     }
 
     private static func isShareable(_ result: Result<FetchedMedia, MediaFetchError>) -> Bool {

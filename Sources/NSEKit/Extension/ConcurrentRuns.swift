@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// The pushes this process's emulators are working on at once. Resident memory is process-wide, so a run's
 /// memory growth is only that run's when it had the process to itself: a run can check whether it did, or ask
@@ -8,7 +9,7 @@ public final class ConcurrentRuns: @unchecked Sendable {
     public static let shared = ConcurrentRuns()
 
     // `lock` guards every field below.
-    private let lock = NSLock()
+    private let lock = Mutex(())
     private var active = 0
     private var exclusiveActive = false
     /// Runs admitted since the process started: a run that sees it unchanged at its end was not overlapped.
@@ -23,7 +24,7 @@ public final class ConcurrentRuns: @unchecked Sendable {
     /// Starts a run; an `exclusive` one waits until no other run is in progress.
     public func enter(exclusive: Bool) async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let admittedNow: Bool = lock.withLock {
+            let admittedNow: Bool = lock.withLock { _ in
                 guard canAdmit(exclusive: exclusive), !exclusive || waiting.isEmpty else {
                     waiting.append((exclusive, continuation))
                     return false
@@ -37,7 +38,7 @@ public final class ConcurrentRuns: @unchecked Sendable {
 
     /// Ends a run started with `enter(exclusive:)`.
     public func leave(exclusive: Bool) {
-        let resumed: [CheckedContinuation<Void, Never>] = lock.withLock {
+        let resumed: [CheckedContinuation<Void, Never>] = lock.withLock { _ in
             active -= 1
             if exclusive { exclusiveActive = false }
             var resumed: [CheckedContinuation<Void, Never>] = []
@@ -69,11 +70,11 @@ public final class ConcurrentRuns: @unchecked Sendable {
     }
 
     public func observe() -> Observation {
-        lock.withLock { Observation(admitted: admitted, aloneAtStart: active == 1) }
+        lock.withLock { _ in Observation(admitted: admitted, aloneAtStart: active == 1) }
     }
 
     /// True when no other run was in progress at any moment between `observation` and now.
     public func wasAlone(since observation: Observation) -> Bool {
-        lock.withLock { observation.aloneAtStart && admitted == observation.admitted }
+        lock.withLock { _ in observation.aloneAtStart && admitted == observation.admitted }
     }
 }

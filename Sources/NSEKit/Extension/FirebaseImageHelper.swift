@@ -1,4 +1,5 @@
 import Foundation
+import NSEConcurrency
 
 /// Firebase's `Messaging.serviceExtension().populateNotificationContent(_:withContentHandler:)`:
 /// downloads `fcm_options.image` and attaches it, replacing any attachments (device-behaviour.md, section 3).
@@ -11,46 +12,86 @@ public struct FirebaseImageHelper: Sendable {
     /// Adds the image `request` asks for to `state.bestAttemptContent`; throws when the time budget ran out first.
     ///
     /// `request` is read from the content handed to the helper (`ImageRequest.firebase(in:)`), as the SDK reads
-    /// that content's `userInfo`. Blocks the calling thread while downloading, as the SDK's URLSession task
-    /// occupies its own queue.
+    /// that content's `userInfo`. Blocks the calling thread while downloading; `run(_:state:context:completion:)`
+    /// does the same without holding a thread.
     public func run(_ request: ImageRequest?, state: inout ExtensionState, context: ExtensionContext) throws(TimeBudgetExpired) {
+        let latch = Latch<Outcome>()
+        run(request, state: state, context: context) { latch.open($0) }
+        let outcome = latch.wait()
+        state = outcome.state
+        if outcome.timedOut { throw TimeBudgetExpired() }
+    }
+
+    /// What the helper did: the state with its findings and attachment, and whether time ran out first (the
+    /// SDK's download task is then still waiting, so the handler is not called).
+    public struct Outcome: Sendable {
+        public var state: ExtensionState
+        public var timedOut: Bool
+    }
+
+    /// The same as `run(_:state:context:)`, ending with a call of `completion`: at once when nothing is to be
+    /// downloaded, else on an executor thread ("nse.firebase", as the SDK's session queue) after the download,
+    /// which holds no thread while it runs.
+    public func run(_ request: ImageRequest?, state: ExtensionState, context: ExtensionContext, completion: @escaping @Sendable (Outcome) -> Void) {
+        var state = state
+        guard let url = Self.imageURL(request, state: &state, context: context) else {
+            return completion(Outcome(state: state, timedOut: false))
+        }
+        let download = context.workDirectory.appendingPathComponent("download")
+        let profile = context.profile
+        let downloadStarted = ContinuousClock.now
+        let before = state
+        context.fetcher.fetch(url, to: download, deadline: context.deadline) { head in
+            let type = AttachmentType(fileExtension: Self.fileExtension(for: head, profile: profile))
+            return profile.sizeLimit(for: type?.category ?? .image)
+        } completion: { result in
+            let elapsed = downloadStarted.duration(to: .now).milliseconds
+            BlockingExecutor.shared.execute("nse.firebase") {
+                var state = before
+                state.timings["download"] = elapsed
+                let timedOut = Self.finish(result, url: url, state: &state, context: context)
+                completion(Outcome(state: state, timedOut: timedOut))
+            }
+        }
+    }
+
+    /// The URL to download, or nil (with the reason in `state`) when the helper downloads nothing.
+    private static func imageURL(_ request: ImageRequest?, state: inout ExtensionState, context: ExtensionContext) -> URL? {
         guard let request else {
             state.diagnostics.append(.info(.mediaNone, "No `fcm_options.image` in the payload: Firebase's helper delivers the content without downloading anything."))
-            return
+            return nil
         }
         // The sender asked for an image, so a missing one is a failure even when the helper ignores the request.
         state.mediaRequested = true
         guard let imageURLText = request.url else {
             // The checks stage reports why (`lint.image.type`); the SDK itself stays silent.
             state.diagnostics.append(.info(.mediaNone, "Firebase's helper ignores `\(request.source)` (not a string URL) and downloads nothing."))
-            return
+            return nil
         }
-        guard let url = Self.parseURL(imageURLText, diagnostics: &state.diagnostics) else { return }
-        guard Self.passesTransportSecurity(url, profile: context.profile, diagnostics: &state.diagnostics) else { return }
+        guard let url = parseURL(imageURLText, diagnostics: &state.diagnostics) else { return nil }
+        guard passesTransportSecurity(url, profile: context.profile, diagnostics: &state.diagnostics) else { return nil }
+        return url
+    }
 
-        let download = context.workDirectory.appendingPathComponent("download")
-        let profile = context.profile
-        let downloadStarted = ContinuousClock.now
-        defer { state.timings["download"] = downloadStarted.duration(to: .now).milliseconds }
+    /// Judges the finished download and attaches it; true when the time budget ran out first.
+    private static func finish(_ result: Result<FetchedMedia, MediaFetchError>, url: URL, state: inout ExtensionState, context: ExtensionContext) -> Bool {
         let fetched: FetchedMedia
-        do {
-            fetched = try context.fetcher.fetchBlocking(url, to: download, deadline: context.deadline) { head in
-                let type = AttachmentType(fileExtension: Self.fileExtension(for: head, profile: profile))
-                return profile.sizeLimit(for: type?.category ?? .image)
-            }
-        } catch {
-            state.diagnostics.append(Self.diagnose(error, url: url, profile: profile))
-            if case .timeout = error { throw TimeBudgetExpired() }
-            return
+        switch result {
+        case .success(let media):
+            fetched = media
+        case .failure(let error):
+            state.diagnostics.append(diagnose(error, url: url, profile: context.profile))
+            if case .timeout = error { return true }
+            return false
         }
-
         guard (200..<300).contains(fetched.head.status) else {
             state.diagnostics.append(.error(
                 .mediaHTTPStatus,
                 "The image server answered HTTP \(fetched.head.status) for \(fetched.head.url.absoluteString). Firebase's helper does not check the status: it saves the error body as the attachment and iOS drops it, so the notification shows without the image. Fix the URL or the server."))
-            return
+            return false
         }
         attach(fetched, to: &state, context: context)
+        return false
     }
 
     /// `URL(string:)` as iOS 17 and later apply it: invalid characters are percent-encoded rather than fatal.
@@ -90,7 +131,7 @@ public struct FirebaseImageHelper: Sendable {
         return derived.contains("/") ? "" : derived
     }
 
-    private func attach(_ fetched: FetchedMedia, to state: inout ExtensionState, context: ExtensionContext) {
+    private static func attach(_ fetched: FetchedMedia, to state: inout ExtensionState, context: ExtensionContext) {
         let profile = context.profile
         let format = MediaFormat.sniff(fetched.prefix)
         let suggestedName = fetched.head.suggestedFilename(profile: profile)

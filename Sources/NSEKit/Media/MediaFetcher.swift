@@ -1,6 +1,7 @@
 import CCurl
 import CNSE
 import Foundation
+import NSEConcurrency
 import Synchronization
 
 /// A completed download: the response that produced it and what was written to disk.
@@ -65,7 +66,7 @@ public struct MediaFetcher: Sendable {
     /// task cancellation reaches.
     public var cancellation: TransferCancellation?
 
-    /// Downloads `url` into `destination` before `deadline`, on a thread of its own; cancelling the task aborts it.
+    /// Downloads `url` into `destination` before `deadline` on the network thread; cancelling the task aborts it.
     ///
     /// - Parameter sizeLimit: the most bytes to accept for a response, decided once its headers are in
     ///   (the limit depends on the type iOS will see). The transfer stops as soon as it is exceeded.
@@ -76,35 +77,56 @@ public struct MediaFetcher: Sendable {
         sizeLimit: @escaping @Sendable (ResponseHead) -> Int
     ) async throws(MediaFetchError) -> FetchedMedia {
         guard !Task.isCancelled else { throw .cancelled }
-        let request = transferRequest(url, to: destination, deadline: deadline, sizeLimit: sizeLimit)
         let taskCancellation = TransferCancellation()
-        let tokens = [taskCancellation] + (cancellation.map { [$0] } ?? [])
-        // libcurl's easy interface blocks: it runs on a thread of its own, never on Swift's cooperative pool.
+        let fetcher = self
         let result = await withTaskCancellationHandler {
-            await onOwnThread("nse.fetch") { CurlTransfer(request, cancellations: tokens).run().media(file: destination) }
+            await withCheckedContinuation { continuation in
+                fetcher.fetch(url, to: destination, deadline: deadline, cancellations: [taskCancellation], sizeLimit: sizeLimit) {
+                    continuation.resume(returning: $0)
+                }
+            }
         } onCancel: {
             taskCancellation.cancel()
         }
         return try result.get()
     }
 
-    /// Downloads on the calling thread, which it blocks: for code that runs on a thread of its own, as
-    /// URLSession's callbacks do on iOS, and must not wait for Swift's cooperative pool. With a `cache`, a URL
-    /// already fetched (or being fetched) is not fetched again: the cache hands out its own copy.
+    /// Downloads `url` into `destination` and calls `completion` once with the outcome, holding no thread while
+    /// the transfer runs. The completion runs on the network thread: it must hand longer work to the executor.
+    /// With a `cache`, a URL already fetched (or being fetched) is not fetched again: the cache hands out its
+    /// own copy.
+    public func fetch(
+        _ url: URL,
+        to destination: URL,
+        deadline: ContinuousClock.Instant,
+        cancellations: [TransferCancellation] = [],
+        sizeLimit: @escaping @Sendable (ResponseHead) -> Int,
+        completion: @escaping @Sendable (Result<FetchedMedia, MediaFetchError>) -> Void
+    ) {
+        if let cache {
+            var uncached = self
+            uncached.cache = nil
+            cache.fetch(url, to: destination, using: uncached, deadline: deadline, cancellations: cancellations, sizeLimit: sizeLimit, completion: completion)
+            return
+        }
+        let tokens = cancellations + (cancellation.map { [$0] } ?? [])
+        guard !tokens.contains(where: \.isCancelled) else { return completion(.failure(.cancelled)) }
+        let request = transferRequest(url, to: destination, deadline: deadline, sizeLimit: sizeLimit)
+        TransferEngine.shared.submit(CurlTransfer(request, cancellations: tokens) { completion($0.media(file: destination)) })
+    }
+
+    /// Downloads on the calling thread, which it blocks until the network thread is done: for code that runs on
+    /// a thread of its own, as URLSession's callbacks do on iOS, and must not wait for Swift's cooperative pool.
+    /// With a `cache`, as `fetch`.
     public func fetchBlocking(
         _ url: URL,
         to destination: URL,
         deadline: ContinuousClock.Instant,
         sizeLimit: @escaping @Sendable (ResponseHead) -> Int
     ) throws(MediaFetchError) -> FetchedMedia {
-        if let cache {
-            var uncached = self
-            uncached.cache = nil
-            return try cache.fetch(url, to: destination, using: uncached, deadline: deadline, sizeLimit: sizeLimit)
-        }
-        guard !(cancellation?.isCancelled ?? false) else { throw .cancelled }
-        let request = transferRequest(url, to: destination, deadline: deadline, sizeLimit: sizeLimit)
-        return try CurlTransfer(request, cancellations: cancellation.map { [$0] } ?? []).run().media(file: destination).get()
+        let latch = Latch<Result<FetchedMedia, MediaFetchError>>()
+        fetch(url, to: destination, deadline: deadline, sizeLimit: sizeLimit) { latch.open($0) }
+        return try latch.wait().get()
     }
 
     /// Makes an app's request on the calling thread, which it blocks (URLSession's tasks run on threads of their
@@ -122,7 +144,9 @@ public struct MediaFetcher: Sendable {
         request.parts = parts
         let tokens = cancellations + (cancellation.map { [$0] } ?? [])
         guard !tokens.contains(where: \.isCancelled) else { throw .cancelled }
-        let result = try CurlTransfer(request, cancellations: tokens).run().get()
+        let latch = Latch<Result<TransferResult, MediaFetchError>>()
+        TransferEngine.shared.submit(CurlTransfer(request, cancellations: tokens) { latch.open($0) })
+        let result = try latch.wait().get()
         return FetchedResponse(head: result.head, body: result.body, bytes: result.bytes, redirects: result.redirects)
     }
 
@@ -188,6 +212,8 @@ public final class TransferCancellation: Sendable {
 
     public func cancel() {
         flag.store(true, ordering: .relaxed)
+        // The network thread looks at cancellations when it wakes: now, not at its next turn.
+        TransferEngine.shared.wake()
     }
 
     public var isCancelled: Bool {
@@ -195,264 +221,3 @@ public final class TransferCancellation: Sendable {
     }
 }
 
-/// One libcurl easy transfer. Used only by the thread that runs it, from `run()` to its return.
-private final class CurlTransfer {
-    private static let globalInit: CURLcode = curl_global_init(Int(CURL_GLOBAL_ALL))
-
-    private let request: TransferRequest
-    private let cancellations: [TransferCancellation]
-    private var handle: UnsafeMutableRawPointer?
-    private var descriptor: Int32 = -1
-    /// The body, when there is no file to write it to.
-    private var body: Data?
-    /// The method of the current hop: a 303 (and a 301/302 after POST) turns it into GET, as URLSession does.
-    private var method: String
-    private var headerList: UnsafeMutablePointer<curl_slist>?
-    private let hasher = SHA256()
-    private var received = 0
-    private var prefix: [UInt8] = []
-    private var status = 0
-    private var headers: [String: String] = [:]
-    private var limit: Int?
-    private var failure: MediaFetchError?
-    private var headerBytes = 0
-    /// The URL the device has reached: the payload's, then each redirect's.
-    private var deviceURL: URL
-
-    private var isCancelled: Bool { cancellations.contains { $0.isCancelled } }
-
-    init(_ request: TransferRequest, cancellations: [TransferCancellation]) {
-        self.request = request
-        self.cancellations = cancellations
-        deviceURL = request.deviceURL
-        method = request.parts.method.uppercased()
-    }
-
-    deinit {
-        curl_slist_free_all(headerList)
-    }
-
-    /// Follows redirects itself rather than letting libcurl do it, so every hop is judged as the device would
-    /// judge it (App Transport Security, the schemes URLSession follows, the redirect limit) on the URL the
-    /// device would load, and every hop of a host-mapped transfer stays on the mapped (loopback) server.
-    func run() -> Result<TransferResult, MediaFetchError> {
-        guard Self.globalInit == CURLE_OK, let handle = curl_easy_init() else {
-            return .failure(.network("libcurl could not be initialised"))
-        }
-        self.handle = handle
-        defer { curl_easy_cleanup(handle) }
-
-        if let destination = request.destination {
-            descriptor = open(destination.path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-            guard descriptor >= 0 else {
-                return .failure(.cannotSave("cannot create \(destination.path): \(String(cString: strerror(errno)))"))
-            }
-        } else {
-            body = Data()
-        }
-        defer { if descriptor >= 0 { close(descriptor) } }
-
-        let errorBuffer = UnsafeMutablePointer<CChar>.allocate(capacity: Int(CURL_ERROR_SIZE))
-        errorBuffer.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE))
-        defer { errorBuffer.deallocate() }
-        configure(handle, errorBuffer: errorBuffer)
-
-        var redirects = 0
-        while true {
-            let remaining = ContinuousClock.now.duration(to: request.deadline)
-            guard remaining > .zero else { return .failure(.timeout(received: received)) }
-            let milliseconds = max(1, Int(saturating: remaining / .milliseconds(1)))
-            _ = cnse_curl_setopt_string(handle, CURLOPT_URL, request.transferURL(for: deviceURL).absoluteString)
-            _ = cnse_curl_setopt_long(handle, CURLOPT_TIMEOUT_MS, milliseconds)
-            _ = cnse_curl_setopt_long(handle, CURLOPT_CONNECTTIMEOUT_MS, milliseconds)
-            setMethod(handle)
-            errorBuffer[0] = 0
-            status = 0
-            headers = [:]
-            headerBytes = 0
-            limit = nil
-            let code = curl_easy_perform(handle)
-            if let failure { return .failure(failure) }
-            if code != CURLE_OK { return .failure(error(for: code, errorText: String(cString: errorBuffer))) }
-            guard let location = redirectLocation else { break }
-
-            // The device resolves Location against the URL it loaded; an absolute Location that names the
-            // mapped server stands for the payload's own origin.
-            guard let resolved = URL(string: location, relativeTo: deviceURL)?.absoluteURL else {
-                return .failure(.network("the server redirected to \"\(location)\", which is not a URL"))
-            }
-            let next = request.hostMapping?.deviceURL(for: resolved, original: deviceURL) ?? resolved
-            redirects += 1
-            guard redirects <= request.maxRedirects else { return .failure(.tooManyRedirects(limit: request.maxRedirects)) }
-            guard ["http", "https"].contains(next.scheme?.lowercased() ?? "") else { return .failure(.unsupportedRedirect(next)) }
-            guard request.transportSecurityAllows(next) else { return .failure(.insecureRedirect(next)) }
-            if status == 303 || (method == "POST" && (status == 301 || status == 302)) { method = "GET" }
-            deviceURL = next
-        }
-        return .success(TransferResult(
-            head: responseHead(), bytes: received, sha256: hasher.finalizeHex(), prefix: prefix, redirects: redirects,
-            body: body))
-    }
-
-    /// The hop's method and body: the app's for the first hop, GET without a body after a redirect that says so.
-    private func setMethod(_ handle: UnsafeMutableRawPointer) {
-        // Back to a plain GET first: a handle keeps what an earlier hop set.
-        _ = cnse_curl_setopt_long(handle, CURLOPT_HTTPGET, 1)
-        _ = cnse_curl_setopt_string(handle, CURLOPT_CUSTOMREQUEST, nil)
-        switch method {
-        case "GET":
-            break
-        case "HEAD":
-            _ = cnse_curl_setopt_long(handle, CURLOPT_NOBODY, 1)
-        default:
-            let body = method == request.parts.method.uppercased() ? request.parts.body ?? Data() : Data()
-            _ = cnse_curl_setopt_off_t(handle, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(body.count))
-            if body.isEmpty {
-                _ = cnse_curl_setopt_string(handle, CURLOPT_COPYPOSTFIELDS, "")
-            } else {
-                // libcurl copies the bytes: the Data need not outlive this call.
-                _ = body.withUnsafeBytes { bytes in
-                    cnse_curl_setopt_pointer(handle, CURLOPT_COPYPOSTFIELDS, UnsafeMutableRawPointer(mutating: bytes.baseAddress))
-                }
-            }
-            if method != "POST" { _ = cnse_curl_setopt_string(handle, CURLOPT_CUSTOMREQUEST, method) }
-        }
-    }
-
-    /// The options every hop shares; the URL and time-outs are set per hop.
-    private func configure(_ handle: UnsafeMutableRawPointer, errorBuffer: UnsafeMutablePointer<CChar>) {
-        let context = Unmanaged.passUnretained(self).toOpaque()
-        _ = cnse_curl_setopt_pointer(handle, CURLOPT_ERRORBUFFER, errorBuffer)
-        _ = cnse_curl_setopt_long(handle, CURLOPT_NOSIGNAL, 1)
-        _ = cnse_curl_setopt_string(handle, CURLOPT_PROTOCOLS_STR, "http,https")
-        _ = cnse_curl_setopt_long(handle, CURLOPT_FOLLOWLOCATION, 0)
-        // URLSession asks for compressed bodies and saves them decoded; so does this.
-        _ = cnse_curl_setopt_string(handle, CURLOPT_ACCEPT_ENCODING, "")
-        _ = cnse_curl_setopt_string(handle, CURLOPT_USERAGENT, "nse (Notification Service Extension emulator)")
-        // 256 KiB instead of 16 KiB per read: a 10 MB image takes 40 write callbacks (and write(2) calls), not 640.
-        _ = cnse_curl_setopt_long(handle, CURLOPT_BUFFERSIZE, 256 * 1024)
-        for field in request.parts.headers {
-            headerList = curl_slist_append(headerList, "\(field.name): \(field.value)")
-        }
-        if let headerList { _ = cnse_curl_setopt_pointer(handle, CURLOPT_HTTPHEADER, headerList) }
-        _ = cnse_curl_setopt_pointer(handle, CURLOPT_HEADERDATA, context)
-        _ = cnse_curl_setopt_data_callback(handle, CURLOPT_HEADERFUNCTION) { data, size, count, context in
-            guard let data, let context else { return 0 }
-            let transfer = Unmanaged<CurlTransfer>.fromOpaque(context).takeUnretainedValue()
-            return transfer.receiveHeader(UnsafeRawBufferPointer(start: data, count: size * count)) ? size * count : 0
-        }
-        _ = cnse_curl_setopt_pointer(handle, CURLOPT_WRITEDATA, context)
-        _ = cnse_curl_setopt_data_callback(handle, CURLOPT_WRITEFUNCTION) { data, size, count, context in
-            guard let data, let context else { return 0 }
-            let transfer = Unmanaged<CurlTransfer>.fromOpaque(context).takeUnretainedValue()
-            return transfer.receiveBody(UnsafeRawBufferPointer(start: data, count: size * count)) ? size * count : 0
-        }
-        // libcurl calls this at least once a second, even on a stalled connection: non-zero aborts the transfer.
-        _ = cnse_curl_setopt_pointer(handle, CURLOPT_XFERINFODATA, context)
-        _ = cnse_curl_setopt_progress_callback(handle) { context, _, _, _, _ in
-            guard let context else { return 0 }
-            return Unmanaged<CurlTransfer>.fromOpaque(context).takeUnretainedValue().isCancelled ? 1 : 0
-        }
-    }
-
-    /// One header line. A status line starts a new response (an interim 1xx response has its own).
-    private func receiveHeader(_ line: UnsafeRawBufferPointer) -> Bool {
-        headerBytes += line.count
-        guard headerBytes <= Self.maxHeaderBytes else {
-            failure = .headersTooLarge(limit: Self.maxHeaderBytes)
-            return false
-        }
-        let text = String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-        if text.hasPrefix("HTTP/") {
-            let fields = text.split(separator: " ")
-            status = fields.count > 1 ? Int(fields[1]) ?? 0 : 0
-            headers = [:]
-            limit = nil
-        } else if let colon = text.firstIndex(of: ":") {
-            let name = text[..<colon].lowercased()
-            headers[name] = text[text.index(after: colon)...].trimmingCharacters(in: .whitespaces)
-        } else if text.isEmpty, redirectLocation == nil {
-            return checkAnnouncedLength()
-        }
-        return true
-    }
-
-    /// The most header bytes one response may have: libcurl's own limit for a header line, applied to the
-    /// whole section so the refusal is ours, with our words, whatever libcurl's version does.
-    static let maxHeaderBytes = 100 * 1024
-
-    /// Where the current response sends the device: URLSession follows 301, 302, 303, 307 and 308 with a Location.
-    private var redirectLocation: String? {
-        guard [301, 302, 303, 307, 308].contains(status) else { return nil }
-        return headers["location"]
-    }
-
-    /// Refuses a body whose Content-Length already exceeds the limit, before a byte of it arrives.
-    private func checkAnnouncedLength() -> Bool {
-        let limit = currentLimit()
-        if let declared = headers["content-length"].flatMap(Int.init), declared > limit {
-            failure = .tooLarge(limit: limit, declared: declared)
-            return false
-        }
-        return true
-    }
-
-    private func currentLimit() -> Int {
-        if let limit { return limit }
-        let decided = request.sizeLimit(responseHead())
-        limit = decided
-        return decided
-    }
-
-    private func receiveBody(_ chunk: UnsafeRawBufferPointer) -> Bool {
-        // A redirect's own body is read and dropped, as URLSession does; an endless one still ends with the budget.
-        if redirectLocation != nil { return true }
-        let limit = currentLimit()
-        guard received + chunk.count <= limit else {
-            failure = .tooLarge(limit: limit, declared: headers["content-length"].flatMap(Int.init))
-            return false
-        }
-        if body != nil {
-            body?.append(contentsOf: chunk)
-            received += chunk.count
-            return true
-        }
-        var offset = 0
-        while offset < chunk.count {
-            let written = write(descriptor, chunk.baseAddress! + offset, chunk.count - offset)
-            if written < 0 {
-                if errno == EINTR { continue }
-                failure = .cannotSave("cannot write \(request.destination?.path ?? "the body"): \(String(cString: strerror(errno)))")
-                return false
-            }
-            offset += written
-        }
-        if prefix.count < MediaFormat.sniffLength {
-            prefix.append(contentsOf: chunk.prefix(MediaFormat.sniffLength - prefix.count))
-        }
-        hasher.update(chunk)
-        received += chunk.count
-        return true
-    }
-
-    private func responseHead() -> ResponseHead {
-        ResponseHead(status: status, headers: headers, url: deviceURL)
-    }
-
-    private func error(for code: CURLcode, errorText: String) -> MediaFetchError {
-        let detail = errorText.isEmpty ? String(cString: curl_easy_strerror(code)) : errorText
-        switch code {
-        case CURLE_OPERATION_TIMEDOUT:
-            return .timeout(received: received)
-        case CURLE_PARTIAL_FILE:
-            return .truncated(expected: headers["content-length"].flatMap(Int.init), received: received)
-        case CURLE_ABORTED_BY_CALLBACK:
-            return .cancelled
-        case CURLE_OUT_OF_MEMORY:
-            // What libcurl answers for a single header line over its limit, before our header callback sees it.
-            return .headersTooLarge(limit: Self.maxHeaderBytes)
-        default:
-            return .network(detail)
-        }
-    }
-}

@@ -1,4 +1,5 @@
 import Foundation
+import NSEConcurrency
 import Synchronization
 
 /// Builds the HTML report while a run goes on: each push's card (previews included) is rendered as the push
@@ -54,7 +55,7 @@ public final class HTMLReportWriter: Sendable {
             if let key, let kept = state.withLock({ $0.previews[key] }) {
                 card.use(kept)
             } else if let file = push.attachmentFiles.first ?? nil {
-                let previews = await onOwnThread("nse.preview") { ReportCard.Previews.make(attachment, file: file, limits: limits) }
+                let previews = await BlockingExecutor.shared.run("nse.preview") { ReportCard.Previews.make(attachment, file: file, limits: limits) }
                 card.use(previews)
                 if let key { keep(previews, for: key) }
             } else {

@@ -1,0 +1,120 @@
+import Foundation
+import NSEConcurrency
+import NSEMediaServer
+import Synchronization
+import Testing
+@testable import NSEKit
+
+/// Every download shares one network thread (libcurl's multi interface): many transfers in flight without a
+/// thread each, connections reused, cancellation and each push's own budget kept. Hang guards only; no test
+/// asserts a time.
+@Suite(.timeLimit(.minutes(2)))
+struct TransferEngineTests {
+    /// Holds every response until `count` requests are in at once (or a generous backstop passes).
+    final class Gate: Sendable {
+        let count: Int
+        private let arrived = Mutex(0)
+        let open = Latch<Bool>()
+
+        init(count: Int) { self.count = count }
+
+        /// True when all `count` requests were in before this one was answered.
+        func arrive() -> Bool {
+            if arrived.withLock({ $0 += 1; return $0 }) >= count { open.open(true) }
+            return open.wait(until: .now + .seconds(60)) ?? false
+        }
+    }
+
+    @Test func aHundredTransfersAreInFlightAtOnceOnOneNetworkThread() async throws {
+        let count = 100
+        let gate = Gate(count: count)
+        let allIn = Mutex(0)
+        let body = try Fixture.jpeg()
+        let server = try LoopbackHTTPServer { _ in
+            if gate.arrive() { allIn.withLock { $0 += 1 } }
+            return .ok(body, contentType: "image/jpeg")
+        }
+        defer { server.stop() }
+        let folder = try TemporaryFolder()
+        let fetcher = MediaFetcher(profile: loopbackProfile())
+        // A hundred waits from tasks on a cooperative pool of a thread or two: only possible if no transfer
+        // holds a thread while it waits for its response.
+        let statuses = await withTaskGroup(of: Int?.self) { group in
+            for index in 0..<count {
+                group.addTask {
+                    let media = try? await fetcher.fetch(
+                        URL(string: "\(server.baseURL)/\(index).jpg")!, to: folder.file("\(index).jpg"),
+                        deadline: .now + .seconds(90)) { _ in 10_000_000 }
+                    return media?.head.status
+                }
+            }
+            return await group.reduce(into: [Int?]()) { $0.append($1) }
+        }
+        #expect(statuses.count == count && statuses.allSatisfy { $0 == 200 })
+        #expect(allIn.withLock { $0 } == count, "every request reached the server before any was answered")
+        #expect(TransferEngine.shared.counts.peak >= count)
+    }
+
+    @Test func transfersToOneHostReuseItsConnection() async throws {
+        let body = try Fixture.png()
+        let server = try cdn(["/a.png": .ok(body, contentType: "image/png")])
+        defer { server.stop() }
+        let folder = try TemporaryFolder()
+        let fetcher = MediaFetcher(profile: loopbackProfile())
+        for index in 0..<10 {
+            let media = try await fetcher.fetch(URL(string: server.baseURL + "/a.png")!, to: folder.file("\(index).png"), deadline: .now + .seconds(60)) { _ in 10_000_000 }
+            #expect(media.bytes == body.count)
+        }
+        #expect(server.requests.count == 10)
+        #expect(server.connectionsAccepted == 1, "ten downloads one after the other share one keep-alive connection")
+    }
+
+    @Test func cancellingTheTaskAbortsItsTransferAtOnce() async throws {
+        let requested = Latch<Bool>()
+        let server = try LoopbackHTTPServer { _ in
+            requested.open(true)
+            return ServedResponse(headers: [("Content-Type", "image/jpeg")], body: .stall)
+        }
+        defer { server.stop() }
+        let folder = try TemporaryFolder()
+        let fetcher = MediaFetcher(profile: loopbackProfile())
+        let download = Task {
+            try await fetcher.fetch(URL(string: server.baseURL + "/stall.jpg")!, to: folder.file("stall.jpg"), deadline: .now + .seconds(600)) { _ in 10_000_000 }
+        }
+        _ = await BlockingExecutor.shared.run("test.wait") { requested.wait() }
+        download.cancel()
+        do {
+            _ = try await download.value
+            Issue.record("a stalled download cannot succeed")
+        } catch let error as MediaFetchError {
+            #expect(error == .cancelled)
+        }
+    }
+
+    @Test func eachPushKeepsItsOwnBudgetAmongHundredsInFlight() async throws {
+        let body = try Fixture.jpeg()
+        let server = try LoopbackHTTPServer { request in
+            request.path == "/stall.jpg"
+                ? ServedResponse(headers: [("Content-Type", "image/jpeg")], body: .stall)
+                : ServedResponse(headers: [("Content-Type", "image/jpeg")], body: .bytes(body), delayBeforeHeaders: .milliseconds(200))
+        }
+        defer { server.stop() }
+        // A budget the slow-but-honest pushes cannot miss on a busy machine; the stalled one always does.
+        let emulator = Emulator(profile: loopbackProfile(budget: .seconds(8)))
+        let results = await withTaskGroup(of: (Int, ProcessResult).self) { group in
+            for index in 0..<150 {
+                group.addTask {
+                    let path = index == 75 ? "/stall.jpg" : "/\(index).jpg"
+                    return (index, await emulator.process(firebasePayload(imageURL: server.baseURL + path), input: "\(index).json"))
+                }
+            }
+            return await group.reduce(into: [Int: ProcessResult]()) { $0[$1.0] = $1.1 }
+        }
+        #expect(results.count == 150)
+        for (index, result) in results where index != 75 {
+            #expect(result.imageShown, "push \(index): \(result.codes)")
+        }
+        #expect(results[75]?.errorCodes == [.mediaTimeout, .extensionTimeExpired])
+        #expect(results[75]?.outcome == .bestAttempt)
+    }
+}
