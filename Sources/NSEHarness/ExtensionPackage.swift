@@ -1,5 +1,6 @@
 import Foundation
 import NSEKit
+import NSEConcurrency
 
 /// Why an app's extension folder cannot be built and run.
 public enum ExtensionBuildError: Error, Sendable, CustomStringConvertible {
@@ -372,7 +373,7 @@ public struct ExtensionPackage: Sendable {
         try process.run()
         var pending = Data()
         while true {
-            let chunk = pipe.fileHandleForReading.availableData
+            let chunk = pipe.fileHandleForReading.readRetryingInterruptions()
             if chunk.isEmpty { break }
             pending += chunk
             while let newline = pending.firstIndex(of: 0x0A) {

@@ -46,7 +46,7 @@ private func runBlocking(
     process.standardError = err
     try process.run()
     try whileRunning(process)
-    let stdout = out.fileHandleForReading.readDataToEndOfFile()
+    let stdout = out.fileHandleForReading.readToEndRetryingInterruptions()
     process.waitUntilExit()
     let stderr = try Data(contentsOf: errFile)
     return ProcessCommandTests.Run(
