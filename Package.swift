@@ -154,25 +154,25 @@ let package = Package(
         ),
         .testTarget(
             name: "BrazeExtensionTests",
-            dependencies: ["BrazeNotificationService", "NSEHarness", "NSEKit", "NSEMediaServer"],
+            dependencies: ["BrazeNotificationService", "NSEHarness", "SDKTestSupport"],
             path: "samples/extension/sdks/braze",
             swiftSettings: [.swiftLanguageMode(.v5)]
         ),
         .testTarget(
             name: "CleverTapExtensionTests",
-            dependencies: ["CTNotificationService", "CleverTapSDK", "NSEHarness", "NSEKit", "NSEMediaServer"],
+            dependencies: ["CTNotificationService", "CleverTapSDK", "NSEHarness", "NSEKit", "SDKTestSupport"],
             path: "samples/extension/sdks/clevertap",
             swiftSettings: [.swiftLanguageMode(.v5)]
         ),
         .testTarget(
             name: "IterableExtensionTests",
-            dependencies: ["IterableAppExtensions", "NSEHarness", "NSEKit", "NSEMediaServer"],
+            dependencies: ["IterableAppExtensions", "NSEHarness", "SDKTestSupport"],
             path: "samples/extension/sdks/iterable",
             swiftSettings: [.swiftLanguageMode(.v5)]
         ),
         .testTarget(
             name: "CustomerIOExtensionTests",
-            dependencies: ["CioMessagingPushAPN", "CioMessagingPush", "CioInternalCommon", "NSEHarness", "NSEKit", "NSEMediaServer"],
+            dependencies: ["CioMessagingPushAPN", "CioMessagingPush", "CioInternalCommon", "NSEHarness", "SDKTestSupport"],
             path: "samples/extension/sdks/customerio",
             swiftSettings: [.swiftLanguageMode(.v5)]
         ),
