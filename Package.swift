@@ -39,8 +39,11 @@ let package = Package(
         .target(name: "CNSE", dependencies: ["CCurl", "CPNG", "CJPEG", "CGIF", "CDeflate"]),
         // Real encoders (libpng, libjpeg, giflib) that tests and the benchmark use to make their images.
         .target(name: "CImageFixtures", dependencies: ["CPNG", "CJPEG", "CGIF"]),
-        // The process's one executor for blocking work, and what waits on it (latch, single-flight, lanes).
-        .target(name: "NSEConcurrency"),
+        // posix_spawn's file actions that glibc declares only under _GNU_SOURCE (closefrom, chdir).
+        .target(name: "CSpawn"),
+        // The process's one executor for blocking work, and what waits on it (latch, single-flight, lanes);
+        // child processes (posix_spawn, not Foundation's Process).
+        .target(name: "NSEConcurrency", dependencies: ["CSpawn"]),
         .target(name: "NSEKit", dependencies: ["CNSE", "CCurl", "CCrypto", "NSEConcurrency"]),
         .target(name: "NSEMediaServer", dependencies: ["NSEConcurrency"]),
         .target(name: "UserNotifications", dependencies: ["NSEKit", "NSEConcurrency", "os"]),
@@ -82,7 +85,7 @@ let package = Package(
         .executableTarget(
             name: "nse",
             dependencies: [
-                "NSEKit", "NSEHarness", "NSEMediaServer",
+                "NSEKit", "NSEHarness", "NSEMediaServer", "NSEConcurrency",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -98,6 +101,7 @@ let package = Package(
         // replays Fuzz/regressions; `nse-fuzz` drives them (with libFuzzer only in the build `make fuzz` makes).
         .target(name: "NSEFuzzTargets", dependencies: ["NSEKit"]),
         .executableTarget(name: "nse-fuzz", dependencies: ["NSEFuzzTargets"]),
+        .testTarget(name: "NSEConcurrencyTests", dependencies: ["NSEConcurrency"]),
         .testTarget(
             name: "NSEKitTests",
             dependencies: ["NSEKit", "NSEHarness", "NSEMediaServer", "NSEConcurrency", "NSEFuzzTargets", "NSETestSupport", "CNSE", "CImageFixtures", "CCurl"]

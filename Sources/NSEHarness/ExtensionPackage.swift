@@ -364,16 +364,11 @@ public struct ExtensionPackage: Sendable {
 
     /// Runs a command, handing each line of its merged output to `output`; returns its exit status.
     private static func run(_ command: String, _ arguments: [String], output: @escaping @Sendable (String) -> Void) throws -> Int32 {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = [command] + arguments
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = pipe
-        try process.run()
+        let child = try ChildProcess(command, arguments, standardOutput: .pipe, standardError: .standardOutput)
+        guard let pipe = child.standardOutput else { return child.wait().status }
         var pending = Data()
         while true {
-            let chunk = pipe.fileHandleForReading.readRetryingInterruptions()
+            let chunk = pipe.readRetryingInterruptions()
             if chunk.isEmpty { break }
             pending += chunk
             while let newline = pending.firstIndex(of: 0x0A) {
@@ -382,7 +377,6 @@ public struct ExtensionPackage: Sendable {
             }
         }
         if !pending.isEmpty { output(String(decoding: pending, as: UTF8.self)) }
-        process.waitUntilExit()
-        return process.terminationStatus
+        return child.wait().status
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import NSEConcurrency
 import NSEKit
 
 /// One payload run by the program built from the app's extension, in a process of its own.
@@ -23,16 +24,11 @@ public struct ExtensionProcess: Sendable {
         let reason: String
         do {
             try JSONResultRenderer().encode(request).write(to: requestFile)
-            let process = Process()
-            process.executableURL = program
-            process.arguments = [requestFile.path]
             // The extension's own print() and NSLog lines go to standard error, never into the report.
-            process.standardOutput = FileHandle.standardError
-            process.standardError = FileHandle.standardError
-            try process.run()
-            reason = await finish(process, within: request.device.profile.timeBudget + .seconds(30))
+            let child = try ChildProcess(program.path, [requestFile.path], standardOutput: .descriptor(2), standardError: .descriptor(2))
+            reason = await finish(child, within: request.device.profile.timeBudget + .seconds(30))
         } catch {
-            reason = "could not start (\(error.localizedDescription))"
+            reason = "could not start (\(error))"
         }
         if reason.isEmpty, let data = FileManager.default.contents(atPath: request.resultFile),
            let result = try? JSONDecoder().decode(ProcessResult.self, from: data) {
@@ -43,22 +39,22 @@ public struct ExtensionProcess: Sendable {
         return await crash.process(file: URL(fileURLWithPath: request.payloadFile), attachmentDirectory: nil)
     }
 
-    /// Waits for the process on a thread of its own; stops it past `limit` (the harness inside ends every run at
+    /// Looks at the child every 10 ms, holding no thread meanwhile; stops it past `limit` (the harness inside ends every run at
     /// its budget, so only a wedged process gets there). Returns "" for a normal exit, else what happened.
-    private func finish(_ process: Process, within limit: Duration) async -> String {
+    private func finish(_ child: ChildProcess, within limit: Duration) async -> String {
         let deadline = ContinuousClock.now + limit
-        while process.isRunning {
+        while child.isRunning {
             if ContinuousClock.now > deadline {
-                process.terminate()
-                process.waitUntilExit()
+                child.terminate()
+                child.wait()
                 return "did not end within \(limit.secondsText) and was stopped"
             }
             try? await Task.sleep(for: .milliseconds(10))
         }
-        switch process.terminationReason {
-        case .uncaughtSignal: return "crashed (signal \(process.terminationStatus))"
-        case .exit where process.terminationStatus != 0: return "exited with status \(process.terminationStatus)"
-        default: return ""
+        switch child.wait() {
+        case .signalled(let number): return "crashed (signal \(number))"
+        case .exited(let status) where status != 0: return "exited with status \(status)"
+        case .exited: return ""
         }
     }
 }

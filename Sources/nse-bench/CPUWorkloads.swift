@@ -66,13 +66,13 @@ struct CPUWorkloads {
         for (isShared, corpus, pushes, folder) in [(false, unique, uniquePushes, uniqueFolder), (true, shared, sharedPushes, sharedFolder)] {
             let expected = pushes.filter(\.passes).count
             rows.append(("nse batch", isShared, try measure { out in
-                let run = try ChildProcess.run([nse, "batch", folder.path, "--out", out.path, "--jobs", String(jobs), "--allow-http", "--quiet"], output: corpus.root.appendingPathComponent("nse-output.txt"))
+                let run = try ChildRun.run([nse, "batch", folder.path, "--out", out.path, "--jobs", String(jobs), "--allow-http", "--quiet"], output: corpus.root.appendingPathComponent("nse-output.txt"))
                 return try Self.check(run, summary: Self.nseSummary(out), expected: expected, tool: "nse", root: root)
             }))
             if !python.isEmpty {
                 rows.append(("python", isShared, try measure { out in
                     let log = corpus.root.appendingPathComponent("python-output.txt")
-                    let run = try ChildProcess.run(["python3", python, folder.path, out.path, "--workers", String(jobs)], output: log)
+                    let run = try ChildRun.run(["python3", python, folder.path, out.path, "--workers", String(jobs)], output: log)
                     return try Self.check(run, summary: Self.pythonSummary(log), expected: expected, tool: "python", root: root)
                 }))
             }
@@ -167,7 +167,7 @@ enum PillowFloor {
         let log = root.appendingPathComponent("pillow-output.txt")
         var times: [Duration] = []
         for _ in 0..<repeats {
-            let run = try ChildProcess.run(["sh", "-c", "exec python3 \"$0\" < \"$1\"", script, list.path], output: log)
+            let run = try ChildRun.run(["sh", "-c", "exec python3 \"$0\" < \"$1\"", script, list.path], output: log)
             guard run.status == 0, let summary = CPUWorkloads.pythonSummary(log),
                   let seconds = summary["cpuSeconds"] as? Double else {
                 throw BenchError("\(script) exited \(run.status); see \(log.path)")
@@ -195,7 +195,7 @@ enum Startup {
         let log = corpus.root.appendingPathComponent("startup-output.txt")
         var walls: [Duration] = []
         for _ in 0..<21 {
-            let run = try ChildProcess.run([nse, "process", payload.path, "--allow-http", "--format", "json"], output: log)
+            let run = try ChildRun.run([nse, "process", payload.path, "--allow-http", "--format", "json"], output: log)
             guard run.status == 0 else { throw BenchError("nse process exited \(run.status); see \(log.path)") }
             walls.append(run.wall)
         }

@@ -63,14 +63,14 @@ struct LatencyWorkload {
 
         let nseRun = try measure(outputs) { out in
             let log = root.appendingPathComponent("nse-output.txt")
-            let run = try ChildProcess.run([nse, "batch", payloads.path, "--out", out.path, "--allow-http", "--quiet"] + extraArguments, output: log)
+            let run = try ChildRun.run([nse, "batch", payloads.path, "--out", out.path, "--allow-http", "--quiet"] + extraArguments, output: log)
             return try check(run, summary: Self.nseSummary(out), tool: "nse", log: log)
         }
         var rows: [(String, Measurement)] = [("nse batch (defaults)", nseRun)]
         if !python.isEmpty {
             rows.append(("python, 8 threads", try measure(outputs) { out in
                 let log = root.appendingPathComponent("python-output.txt")
-                let run = try ChildProcess.run(["python3", python, payloads.path, out.path, "--workers", "8"], output: log)
+                let run = try ChildRun.run(["python3", python, payloads.path, out.path, "--workers", "8"], output: log)
                 return try check(run, summary: Self.pythonSummary(log), tool: "python", log: log)
             }))
         }

@@ -25,7 +25,7 @@ struct ScaleRun {
             let pushes = corpus.pushes(shared: true)
             let folder = try corpus.writePayloads(shared: true, baseURL: server.baseURL)
             let out = outputs.appendingPathComponent(String(count))
-            let run = try ChildProcess.run([nse, "batch", folder.path, "--out", out.path, "--jobs", String(jobs), "--allow-http", "--quiet"], output: root.appendingPathComponent("nse-output.txt"))
+            let run = try ChildRun.run([nse, "batch", folder.path, "--out", out.path, "--jobs", String(jobs), "--allow-http", "--quiet"], output: root.appendingPathComponent("nse-output.txt"))
             let checked = try CPUWorkloads.check(run, summary: CPUWorkloads.nseSummary(out), expected: pushes.filter(\.passes).count, tool: "nse", root: root)
             print(CPUWorkloads.row(String(count), checked.wall.secondsText, String(format: "%.1f", Double(count) / checked.wall.seconds), "", megabytes(checked.peakRSS), checked.cpu.secondsText))
         }

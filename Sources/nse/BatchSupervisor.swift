@@ -1,4 +1,5 @@
 import Foundation
+import NSEConcurrency
 import Synchronization
 import NSEKit
 
@@ -70,29 +71,24 @@ enum BatchSupervisor {
 
     /// Runs workers side by side and waits for all of them; quiet ones print nothing.
     private static func runWorkers(_ argumentLists: [[String]], relay: SignalRelay, quiet: Bool = true) -> [Ending] {
-        var processes: [Process?] = []
-        for arguments in argumentLists {
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
-            process.arguments = arguments
-            if quiet {
-                process.standardOutput = FileHandle.nullDevice
-                process.standardError = FileHandle.nullDevice
-            }
+        let executable = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().path
+        let workers: [ChildProcess?] = argumentLists.map { arguments in
             do {
-                try process.run()
-                processes.append(process)
+                return try ChildProcess(
+                    executable, arguments, standardOutput: quiet ? .null : .inherit, standardError: quiet ? .null : .inherit)
             } catch {
-                say("nse: cannot start the batch worker: \(error.localizedDescription)")
-                processes.append(nil)
+                say("nse: cannot start the batch worker: \(error)")
+                return nil
             }
         }
-        relay.forward(to: processes.compactMap { $0?.processIdentifier })
+        relay.forward(to: workers.compactMap { $0?.pid })
         defer { relay.forward(to: []) }
-        return processes.map { process in
-            guard let process else { return .exit(2) }
-            process.waitUntilExit()
-            return process.terminationReason == .uncaughtSignal ? .signal(process.terminationStatus) : .exit(process.terminationStatus)
+        return workers.map { worker in
+            guard let worker else { return .exit(2) }
+            switch worker.wait() {
+            case .exited(let status): return .exit(status)
+            case .signalled(let number): return .signal(number)
+            }
         }
     }
 
@@ -115,7 +111,7 @@ enum BatchSupervisor {
 }
 
 /// Passes Ctrl-C and SIGTERM on to the worker, which stops cleanly and exits 130 or 143 with complete results.
-/// The worker has a process group of its own (Foundation's Process makes one), so a terminal's Ctrl-C reaches
+/// The worker has a process group of its own (`ChildProcess` makes one), so a terminal's Ctrl-C reaches
 /// only this process and the worker hears it once.
 private final class SignalRelay: @unchecked Sendable {
     // `lock` guards `children`; the dispatch sources read it from their queue.

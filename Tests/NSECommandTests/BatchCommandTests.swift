@@ -2,6 +2,7 @@ import Foundation
 #if canImport(FoundationXML)
 import FoundationXML
 #endif
+import NSEConcurrency
 import NSEKit
 import NSEMediaServer
 import Synchronization
@@ -14,7 +15,7 @@ struct BatchCommandTests {
 
     private func nse(
         _ arguments: [String], executable: URL = ProcessCommandTests.executable,
-        whileRunning: @escaping @Sendable (Process) throws -> Void = { _ in }
+        whileRunning: @escaping @Sendable (ChildProcess) throws -> Void = { _ in }
     ) async throws -> Run {
         try await runNSE(arguments, executable: executable, whileRunning: whileRunning)
     }
@@ -115,7 +116,7 @@ struct BatchCommandTests {
                     || server.requests.filter({ $0.path == "/stall.jpg" }).count < 3 {
                 usleep(10_000)
             }
-            process.interrupt()
+            process.signal(SIGINT)
         }
 
         #expect(run.status == 130, "\(run.stderr)")

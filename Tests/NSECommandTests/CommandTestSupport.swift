@@ -9,7 +9,7 @@ import Testing
 /// lifetime would stall the other suites meanwhile, including those that time extensions against their budget.
 func runNSE(
     _ arguments: [String], executable: URL = ProcessCommandTests.executable, standardInput: String? = nil,
-    environment: [String: String] = [:], whileRunning: @escaping @Sendable (Process) throws -> Void = { _ in }
+    environment: [String: String] = [:], whileRunning: @escaping @Sendable (ChildProcess) throws -> Void = { _ in }
 ) async throws -> ProcessCommandTests.Run {
     try await BlockingExecutor.shared.run("test.runNSE") {
         Result { try runBlocking(arguments, executable: executable, standardInput: standardInput, environment: environment, whileRunning: whileRunning) }
@@ -17,40 +17,31 @@ func runNSE(
 }
 
 private func runBlocking(
-    _ arguments: [String], executable: URL, standardInput: String?, environment: [String: String], whileRunning: (Process) throws -> Void
+    _ arguments: [String], executable: URL, standardInput: String?, environment: [String: String], whileRunning: (ChildProcess) throws -> Void
 ) throws -> ProcessCommandTests.Run {
-    let process = Process()
-    process.executableURL = executable
-    process.arguments = arguments
-    if !environment.isEmpty {
-        process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, given in given }
-    }
-    process.currentDirectoryURL = ProcessCommandTests.root
     // Given text arrives through a file, so a child that does not read it cannot block the test on a full pipe.
+    var inputFile: URL?
     if let standardInput {
-        let inputFile = FileManager.default.temporaryDirectory.appendingPathComponent("nse-stdin-\(UUID().uuidString)")
-        try Data(standardInput.utf8).write(to: inputFile)
-        process.standardInput = try FileHandle(forReadingFrom: inputFile)
-        try? FileManager.default.removeItem(at: inputFile)
-    } else {
-        process.standardInput = FileHandle.nullDevice
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("nse-stdin-\(UUID().uuidString)")
+        try Data(standardInput.utf8).write(to: file)
+        inputFile = file
     }
-    let out = Pipe()
+    // The child has opened it once it has started.
+    defer { inputFile.map { try? FileManager.default.removeItem(at: $0) } }
     // stderr goes to a file, so neither stream can fill a pipe and block the child while stdout is read.
     let errFile = FileManager.default.temporaryDirectory.appendingPathComponent("nse-stderr-\(UUID().uuidString)")
-    FileManager.default.createFile(atPath: errFile.path, contents: nil)
     defer { try? FileManager.default.removeItem(at: errFile) }
-    let err = try FileHandle(forWritingTo: errFile)
-    defer { try? err.close() }
-    process.standardOutput = out
-    process.standardError = err
-    try process.run()
-    try whileRunning(process)
-    let stdout = out.fileHandleForReading.readToEndRetryingInterruptions()
-    process.waitUntilExit()
+    let child = try ChildProcess(
+        executable.path, arguments,
+        environment: environment.isEmpty ? nil : ProcessInfo.processInfo.environment.merging(environment) { _, given in given },
+        currentDirectory: ProcessCommandTests.root.path,
+        standardInput: inputFile.map { .file($0.path) } ?? .null, standardOutput: .pipe, standardError: .file(errFile.path))
+    try whileRunning(child)
+    let stdout = child.standardOutput?.readToEndRetryingInterruptions() ?? Data()
+    let termination = child.wait()
     let stderr = try Data(contentsOf: errFile)
     return ProcessCommandTests.Run(
-        status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self), stderr: String(decoding: stderr, as: UTF8.self))
+        status: termination.status, stdout: String(decoding: stdout, as: UTF8.self), stderr: String(decoding: stderr, as: UTF8.self))
 }
 
 func decodeJSON<T: Decodable>(_ type: T.Type, _ text: String) throws -> T {

@@ -1,4 +1,5 @@
 import Foundation
+import NSEConcurrency
 import NSEKit
 import NSEMediaServer
 import Synchronization
@@ -17,7 +18,7 @@ struct CrashContainmentTests {
         let requests = Mutex(0)
 
         /// Returns false when `process` ended first.
-        func waitForRequest(number: Int, while process: Process) -> Bool {
+        func waitForRequest(number: Int, while process: ChildProcess) -> Bool {
             while requests.withLock({ $0 }) < number {
                 guard process.isRunning else { return false }
                 usleep(2_000)
@@ -77,7 +78,7 @@ struct CrashContainmentTests {
             for (attempt, matching) in [isBatch, isPoisonAlone].enumerated() {
                 guard poison.waitForRequest(number: attempt + 1, while: supervisor) else { return }
                 var target: pid_t?
-                while target == nil, supervisor.isRunning { target = worker(of: supervisor.processIdentifier, matching: matching) }
+                while target == nil, supervisor.isRunning { target = worker(of: supervisor.pid, matching: matching) }
                 if let target { kill(target, SIGKILL) }
             }
         }
