@@ -39,11 +39,12 @@ let package = Package(
         .target(name: "CNSE", dependencies: ["CCurl", "CPNG", "CJPEG", "CGIF", "CDeflate"]),
         // Real encoders (libpng, libjpeg, giflib) that tests and the benchmark use to make their images.
         .target(name: "CImageFixtures", dependencies: ["CPNG", "CJPEG", "CGIF"]),
-        // posix_spawn's file actions that glibc declares only under _GNU_SOURCE (closefrom, chdir).
-        .target(name: "CSpawn"),
+        // glibc functions Swift's Glibc module does not declare: posix_spawn's closefrom and chdir actions,
+        // pipe2, mallopt.
+        .target(name: "CSystem"),
         // The process's one executor for blocking work, and what waits on it (latch, single-flight, lanes);
         // child processes (posix_spawn, not Foundation's Process).
-        .target(name: "NSEConcurrency", dependencies: ["CSpawn"]),
+        .target(name: "NSEConcurrency", dependencies: ["CSystem"]),
         .target(name: "NSEKit", dependencies: ["CNSE", "CCurl", "CCrypto", "NSEConcurrency"]),
         .target(name: "NSEMediaServer", dependencies: ["NSEConcurrency"]),
         .target(name: "UserNotifications", dependencies: ["NSEKit", "NSEConcurrency", "os"]),
@@ -85,7 +86,7 @@ let package = Package(
         .executableTarget(
             name: "nse",
             dependencies: [
-                "NSEKit", "NSEHarness", "NSEMediaServer", "NSEConcurrency",
+                "NSEKit", "NSEHarness", "NSEMediaServer", "NSEConcurrency", "CSystem",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),

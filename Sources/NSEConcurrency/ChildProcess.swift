@@ -1,4 +1,4 @@
-import CSpawn
+import CSystem
 import Foundation
 import Synchronization
 #if canImport(Glibc)
@@ -108,16 +108,16 @@ public final class ChildProcess: Sendable {
                 try Self.check(posix_spawn_file_actions_adddup2(&actions, 1, descriptor), "adddup2")
             case .pipe:
                 var ends: [Int32] = [-1, -1]
-                guard cspawn_pipe_cloexec(&ends) == 0 else { throw ChildProcessError("pipe2", errno) }
+                guard csystem_pipe_cloexec(&ends) == 0 else { throw ChildProcessError("pipe2", errno) }
                 parentEnds.append(ends[0])
                 childEnds.append(ends[1])
                 pipes[descriptor] = FileHandle(fileDescriptor: ends[0], closeOnDealloc: true)
                 try Self.check(posix_spawn_file_actions_adddup2(&actions, ends[1], descriptor), "adddup2")
             }
         }
-        try Self.check(cspawn_file_actions_addclosefrom(&actions, 3), "addclosefrom")
+        try Self.check(csystem_file_actions_addclosefrom(&actions, 3), "addclosefrom")
         if let currentDirectory {
-            try Self.check(cspawn_file_actions_addchdir(&actions, currentDirectory), "addchdir")
+            try Self.check(csystem_file_actions_addchdir(&actions, currentDirectory), "addchdir")
         }
 
         // The child starts with no signal blocked, whatever the spawning thread had blocked.

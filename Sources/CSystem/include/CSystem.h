@@ -1,0 +1,23 @@
+#ifndef CSYSTEM_H
+#define CSYSTEM_H
+
+// glibc functions that Swift's Glibc module does not declare (they need _GNU_SOURCE, or live in malloc.h).
+#include <spawn.h>
+
+/// posix_spawn_file_actions_addclosefrom_np: the child closes every descriptor from `low_fd` up (glibc 2.34).
+/// Why a shim: glibc declares it only under _GNU_SOURCE, which Swift's Glibc module does not define.
+int csystem_file_actions_addclosefrom(posix_spawn_file_actions_t *actions, int low_fd);
+
+/// posix_spawn_file_actions_addchdir_np: the child changes to `path` before exec (glibc 2.29), without the
+/// parent ever changing its own working directory.
+int csystem_file_actions_addchdir(posix_spawn_file_actions_t *actions, const char *path);
+
+/// pipe2(fds, O_CLOEXEC): both ends close on exec from the start, so no child started meanwhile by another thread
+/// inherits them (pipe2 is also declared only under _GNU_SOURCE).
+int csystem_pipe_cloexec(int fds[2]);
+
+/// mallopt(M_MMAP_THRESHOLD, bytes): every allocation of at least `bytes` gets a mapping of its own, returned to
+/// the system when freed (and glibc stops moving the threshold up by itself). 1 on success.
+int csystem_malloc_set_mmap_threshold(int bytes);
+
+#endif
