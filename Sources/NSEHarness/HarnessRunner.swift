@@ -57,7 +57,7 @@ public struct HarnessRunner: ExtensionRunner {
             identifier: UUID().uuidString, content: UNNotificationContent(state.original, environment: environment),
             trigger: UNPushNotificationTrigger())
         let handler = ContentHandlerRecorder()
-        handler.dataStore = AttachmentDataStore(folder: context.workDirectory.appendingPathComponent("AttachmentDataStore"))
+        handler.dataStore = AttachmentDataStore(folder: context.workDirectory.appendingPathComponent(ExtensionContext.attachmentStoreName))
         // A crash (an SDK stand-in reaching code that raises on a device) ends the wait at once.
         environment.onCrash { handler.noteCrash() }
         // Made with the run current, so a session the extension makes in its initializer belongs to the run.

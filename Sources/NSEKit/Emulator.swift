@@ -14,11 +14,10 @@ public struct Emulator: Sendable {
     public var androidBudget: Duration = AndroidImageCheck.downloadBudget
     /// Shared by the pushes of a batch: each URL is downloaded, and each downloaded file validated, once.
     public var mediaCache: SharedMediaCache?
-    /// Where each run's private working folder is made; the system's temporary directory when nil. A batch puts
-    /// it beside its output so attachments move into place by rename rather than by copy. Folders made under a
-    /// `workRoot` are left for its owner to remove in one go: removing them one per push during a batch made
-    /// every later file creation slower (ext4 without a journal skips recently freed inodes one by one).
-    public var workRoot: URL?
+    /// The run's private working folder, made and removed by its owner (a batch's `WorkFolderPool`, beside its
+    /// output so attachments move into place by rename); nil: a new folder in the system's temporary directory,
+    /// removed after the run.
+    public var workFolder: URL?
     /// Aborts every download of this emulator when cancelled (a batch's Ctrl-C); downloads run on threads of
     /// their own, which task cancellation does not reach.
     public var transferCancellation: TransferCancellation?
@@ -106,10 +105,10 @@ public struct Emulator: Sendable {
     }
 
     private func runExtension(original: NotificationContent, into result: inout ProcessResult, attachmentDirectory: URL?) async {
-        let workDirectory = (workRoot ?? FileManager.default.temporaryDirectory).appendingPathComponent("nse-\(UUID().uuidString)")
-        defer { if workRoot == nil { try? FileManager.default.removeItem(at: workDirectory) } }
+        let workDirectory = workFolder ?? FileManager.default.temporaryDirectory.appendingPathComponent("nse-\(UUID().uuidString)")
+        defer { if workFolder == nil { try? FileManager.default.removeItem(at: workDirectory) } }
         do {
-            try FileManager.default.createDirectory(at: workDirectory, withIntermediateDirectories: true)
+            if workFolder == nil { try FileManager.default.createDirectory(at: workDirectory, withIntermediateDirectories: true) }
         } catch {
             result.diagnostics.append(.error(.mediaNotSaved, "Cannot create a working folder in \(FileManager.default.temporaryDirectory.path): \(error.localizedDescription)."))
         }

@@ -57,7 +57,6 @@ public struct BatchRunner: Sendable {
         let cache = try SharedMediaCache(directory: workspace.cache)
         var configured = emulator
         configured.mediaCache = cache
-        configured.workRoot = workspace.work
         let transfers = TransferCancellation()
         configured.transferCancellation = transfers
         let emulator = configured
@@ -127,6 +126,10 @@ public struct BatchRunner: Sendable {
     private func process(_ input: BatchInput, index: Int, emulator: Emulator, workspace: ResultWorkspace) async -> Processed? {
         let staging = outDirectory != nil || onResult != nil ? workspace.stagingFolder(for: index) : nil
         defer { if let staging { try? FileManager.default.removeItem(at: staging) } }
+        // Handed back only once the result is saved and rendered: until then its attachments may still be there.
+        var emulator = emulator
+        emulator.workFolder = workspace.workFolders.take()
+        defer { if let folder = emulator.workFolder { workspace.workFolders.giveBack(folder) } }
 
         var result: ProcessResult
         if let problem = refusal(of: input) {

@@ -32,8 +32,12 @@ public struct ExtensionContext: Sendable {
     /// When iOS calls `serviceExtensionTimeWillExpire()`.
     public var deadline: ContinuousClock.Instant
     public var fetcher: MediaFetcher
-    /// A private folder for downloads, removed after the run.
+    /// A private folder for downloads: removed after the run, or emptied and handed to a batch's next push.
     public var workDirectory: URL
+
+    /// The folder inside `workDirectory` where the content handler's call takes the attachment files, as iOS
+    /// takes them into its data store. A batch keeps its numbered folders (emptied) when it reuses a work folder.
+    public static let attachmentStoreName = "AttachmentDataStore"
 
     public init(profile: DeviceProfile, deadline: ContinuousClock.Instant, fetcher: MediaFetcher, workDirectory: URL) {
         self.profile = profile

@@ -11,6 +11,8 @@ public final class ResultWorkspace: Sendable {
     static let prefix = ".nse-work-"
     let root: URL
     var work: URL { root.appendingPathComponent("work") }
+    /// The pushes' working folders, under `work`, reused from push to push.
+    let workFolders: WorkFolderPool
     var cache: URL { root.appendingPathComponent("cache") }
     private var stage: URL { root.appendingPathComponent("stage") }
     private var trash: URL { root.appendingPathComponent("trash") }
@@ -35,6 +37,7 @@ public final class ResultWorkspace: Sendable {
             throw OutputFolderError(folder: parent)
         }
         spool = outDirectory == nil ? nil : try ResultSpool(file: root.appendingPathComponent("results.spool"))
+        workFolders = WorkFolderPool(root: root.appendingPathComponent("work"))
     }
 
     /// Removes the workspaces of batches that were killed (SIGKILL, a crash) before they could clean up:

@@ -1,0 +1,58 @@
+import Foundation
+import Testing
+@testable import NSEKit
+
+/// A batch's working folders are reused, so a push must find its folder as empty as a new one, except for the
+/// attachment store's folders (emptied), and emptying must never reach outside it through a link.
+struct WorkFolderPoolTests {
+    private func write(_ text: String, to url: URL) throws {
+        try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try Data(text.utf8).write(to: url)
+    }
+
+    private func contents(_ folder: URL) -> [String] {
+        let walker = FileManager.default.enumerator(atPath: folder.path)
+        return (walker?.allObjects as? [String] ?? []).sorted()
+    }
+
+    @Test func foldersHeldAtOnceAreDistinctAndAReturnedOneIsReusedEmptied() throws {
+        let root = try TemporaryFolder()
+        let pool = WorkFolderPool(root: root.url)
+        let first = try #require(pool.take())
+        let second = try #require(pool.take())
+        #expect(first != second)
+
+        let store = ExtensionContext.attachmentStoreName
+        try write("image", to: first.appendingPathComponent("download"))
+        try write("made by the extension", to: first.appendingPathComponent("tmp/CFNetworkDownload_1.tmp"))
+        try write("adopted", to: first.appendingPathComponent("\(store)/0/attachment.jpg"))
+        try write("second attachment", to: first.appendingPathComponent("\(store)/1/image.png"))
+        pool.giveBack(first)
+
+        let reused = try #require(pool.take())
+        #expect(reused == first, "the emptied folder is handed out before a new one is made")
+        #expect(contents(reused) == [store, "\(store)/0", "\(store)/1"], "only the store's folders stay, and empty")
+        #expect(try #require(pool.take()) != second, "a folder still held is never handed out")
+    }
+
+    @Test func emptyingRemovesLinksWithoutFollowingThem() throws {
+        let root = try TemporaryFolder()
+        let outside = try TemporaryFolder()
+        try write("keep me", to: outside.url.appendingPathComponent("precious.txt"))
+        let pool = WorkFolderPool(root: root.url)
+        let folder = try #require(pool.take())
+        let store = folder.appendingPathComponent(ExtensionContext.attachmentStoreName)
+        // A link in the store's place, and one among its numbered folders: both point at a folder outside.
+        try FileManager.default.createSymbolicLink(at: store, withDestinationURL: outside.url)
+        pool.giveBack(folder)
+        #expect(contents(outside.url) == ["precious.txt"])
+
+        let again = try #require(pool.take())
+        try FileManager.default.createDirectory(at: again.appendingPathComponent(ExtensionContext.attachmentStoreName), withIntermediateDirectories: true)
+        try FileManager.default.createSymbolicLink(
+            at: again.appendingPathComponent("\(ExtensionContext.attachmentStoreName)/0"), withDestinationURL: outside.url)
+        pool.giveBack(again)
+        #expect(contents(outside.url) == ["precious.txt"])
+        #expect(contents(try #require(pool.take())) == [ExtensionContext.attachmentStoreName])
+    }
+}
