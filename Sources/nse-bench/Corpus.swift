@@ -101,9 +101,10 @@ struct Corpus {
     }
 
     /// Writes every image both variants use that is not there yet (the corpus is kept between runs).
-    func generateImages() throws {
+    /// Makes the images the pushes of `variants` (unique, shared or both) draw on that are not there yet.
+    func generateImages(for variants: [Bool] = [false, true]) throws {
         try FileManager.default.createDirectory(at: images, withIntermediateDirectories: true)
-        let needed = Array(Set((pushes(shared: false) + pushes(shared: true)).map(\.image).filter(\.exists)))
+        let needed = Array(Set(variants.flatMap { pushes(shared: $0) }.map(\.image).filter(\.exists)))
             .sorted { $0.fileName < $1.fileName }
             .filter { !FileManager.default.fileExists(atPath: images.appendingPathComponent($0.fileName).path) }
         guard !needed.isEmpty else { return }

@@ -21,7 +21,8 @@ struct ScaleRun {
         for count in counts {
             var corpus = Corpus(payloads: count, root: root)
             corpus.sharedPool = images
-            try corpus.generateImages()
+            // Only the shared pool: every push here draws on it (a unique image per push would be 100 GB at 100,000).
+            try corpus.generateImages(for: [true])
             let pushes = corpus.pushes(shared: true)
             let folder = try corpus.writePayloads(shared: true, baseURL: server.baseURL)
             let out = outputs.appendingPathComponent(String(count))
