@@ -153,7 +153,7 @@ let package = Package(
         // run by the harness over that SDK's samples (samples/sdks/<name>).
         .testTarget(
             name: "OneSignalExtensionTests",
-            dependencies: ["UserNotifications", "OneSignalExtension", "NSEHarness", "NSEKit", "NSEMediaServer"],
+            dependencies: ["OneSignalExtension", "NSEHarness", "SDKTestSupport"],
             path: "samples/extension/sdks/onesignal",
             swiftSettings: [.swiftLanguageMode(.v5)]
         ),
