@@ -227,39 +227,32 @@ final class ContentHandlerRecorder: @unchecked Sendable {
     var dataStore: AttachmentDataStore?
     /// The extension's process crashed: no call will come.
     private var crashed = false
-    /// Woken (with false: look again) on every event.
-    private var waiters: [CheckedContinuation<Bool, Never>] = []
+    /// Woken on every event, to look again.
+    private let events = EventWaiters()
 
     func record(_ content: UNNotificationContent, at instant: ContinuousClock.Instant = .now) {
         let thread = BlockingExecutor.currentJobName.map { $0.hasPrefix("nse.") ? String($0.dropFirst(4)) : $0 } ?? "extension's own thread"
-        let resumed: [CheckedContinuation<Bool, Never>] = lock.withLock { _ in
+        lock.withLock { _ in
             // Bounded: an extension calling in a loop cannot grow this without limit.
             if callTimes.count < ExtensionEnvironment.activityLimit { callTimes.append((instant, thread)) }
-            guard first == nil else { return [] }
+            guard first == nil else { return }
             // The phone shows the content as it was when handed over, its attachment files taken at that moment.
             let shown = content.copy() as? UNNotificationContent ?? content
             first = dataStore?.adopt(shown) ?? shown
-            return takeWaiters()
         }
-        resumed.forEach { $0.resume(returning: false) }
+        events.notify()
     }
 
     func noteCrash() {
-        let resumed = lock.withLock { _ in
-            crashed = true
-            return takeWaiters()
-        }
-        resumed.forEach { $0.resume(returning: false) }
+        lock.withLock { _ in crashed = true }
+        events.notify()
     }
 
     var hasCrashed: Bool { lock.withLock { _ in crashed } }
 
     func noteDidReceiveReturned() {
-        let resumed = lock.withLock { _ in
-            returned = true
-            return takeWaiters()
-        }
-        resumed.forEach { $0.resume(returning: false) }
+        lock.withLock { _ in returned = true }
+        events.notify()
     }
 
     /// When the first call happened, if it did.
@@ -299,40 +292,7 @@ final class ContentHandlerRecorder: @unchecked Sendable {
     }
 
     private func wait(until deadline: ContinuousClock.Instant, for condition: @escaping @Sendable (ContentHandlerRecorder) -> Bool) async {
-        await withTaskGroup(of: Void.self) { group in
-            group.addTask { await self.event(condition) }
-            group.addTask { try? await Task.sleep(until: deadline, clock: .continuous) }
-            await group.next()
-            group.cancelAll()
-            // Wake a waiter the timer beat, so the group can finish.
-            self.releaseWaiters()
-        }
-    }
-
-    /// Returns once `condition` holds or the task is cancelled; every event (a call, the return) re-checks it.
-    private func event(_ condition: @escaping @Sendable (ContentHandlerRecorder) -> Bool) async {
-        // The answer comes back through the continuation rather than a captured flag: Swift 6.3's optimizer
-        // crashed (signal 11, splitting the coroutine) on a `var` set inside `withCheckedContinuation` in a loop.
-        while await !withCheckedContinuation({ (continuation: CheckedContinuation<Bool, Never>) in
-            // Checked under the lock that `releaseWaiters` takes after cancelling, so no wake-up is missed.
-            let ready: Bool = lock.withLock { _ in
-                if condition(self) || Task.isCancelled { return true }
-                waiters.append(continuation)
-                return false
-            }
-            if ready { continuation.resume(returning: true) }
-        }) {}
-    }
-
-    /// Called with `lock` held.
-    private func takeWaiters() -> [CheckedContinuation<Bool, Never>] {
-        defer { waiters.removeAll() }
-        return waiters
-    }
-
-    private func releaseWaiters() {
-        let pending = lock.withLock { _ in takeWaiters() }
-        pending.forEach { $0.resume(returning: false) }
+        await events.wait(until: deadline) { self.lock.withLock { _ in condition(self) } }
     }
 }
 

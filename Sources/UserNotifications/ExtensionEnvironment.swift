@@ -89,42 +89,21 @@ package final class ExtensionEnvironment: @unchecked Sendable {
         lock.withLock { _ in helpersRunning += 1 }
         BlockingExecutor.shared.execute(name) {
             work {
-                let idle: [CheckedContinuation<Void, Never>] = self.lock.withLock { _ in
+                let idle: Bool = self.lock.withLock { _ in
                     self.helpersRunning -= 1
-                    guard self.helpersRunning == 0 else { return [] }
-                    defer { self.idleWaiters.removeAll() }
-                    return self.idleWaiters
+                    return self.helpersRunning == 0
                 }
-                idle.forEach { $0.resume() }
+                if idle { self.helpersIdle.notify() }
             }
         }
     }
 
-    private var idleWaiters: [CheckedContinuation<Void, Never>] = []
+    /// Woken when the last helper running finishes.
+    private let helpersIdle = EventWaiters()
 
     /// Waits until every helper has finished, or `deadline`: woken by the last helper, not by polling.
     package func waitForHelpers(until deadline: ContinuousClock.Instant) async {
-        await withTaskGroup(of: Void.self) { group in
-            group.addTask {
-                await withCheckedContinuation { continuation in
-                    let idle: Bool = self.lock.withLock { _ in
-                        if self.helpersRunning == 0 { return true }
-                        self.idleWaiters.append(continuation)
-                        return false
-                    }
-                    if idle { continuation.resume() }
-                }
-            }
-            group.addTask { try? await Task.sleep(until: deadline, clock: .continuous) }
-            await group.next()
-            group.cancelAll()
-            // Wake a waiter the timer beat, so the group can finish.
-            let pending: [CheckedContinuation<Void, Never>] = self.lock.withLock { _ in
-                defer { self.idleWaiters.removeAll() }
-                return self.idleWaiters
-            }
-            pending.forEach { $0.resume() }
-        }
+        await helpersIdle.wait(until: deadline) { self.lock.withLock { _ in self.helpersRunning == 0 } }
     }
 
     // MARK: The extension's life and its transfers
@@ -166,8 +145,10 @@ package final class ExtensionEnvironment: @unchecked Sendable {
         let running = lock.withLock { _ in
             ended = true
             // The shared session holds this environment: dropping it here ends the cycle, which leaked every run's
-            // environment and session (LeakSanitizer, `make test-asan`).
+            // environment and session (LeakSanitizer, `make test-asan`). So do the crash watchers: the harness's
+            // holds the content handed over, which holds this environment (a batch kept every push's run).
             sharedSession = nil
+            crashWatchers = []
             defer { inFlight = [:] }
             for (_, request, started) in inFlight.values {
                 var unfinished = request
