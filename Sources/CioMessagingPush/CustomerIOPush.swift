@@ -125,7 +125,8 @@ final class CustomerIOPush: @unchecked Sendable {
 
     private func finish(with content: UNNotificationContent, because reason: String?) {
         let first = state.withLock { state in
-            defer { state.finished = true }
+            // The session's task holds this object through its completion: dropped once, so neither outlives the run.
+            defer { state.finished = true; state.session = nil }
             return !state.finished
         }
         guard first else { return }

@@ -16,7 +16,7 @@ public final class EventWaiters: Sendable {
     /// Returns once `isSatisfied()` holds, `deadline` has come or the task is cancelled. `isSatisfied` runs with
     /// this object's lock held, so it must not call `notify()`; it may take the owner's own lock.
     public func wait(until deadline: ContinuousClock.Instant, _ isSatisfied: @escaping @Sendable () -> Bool) async {
-        let timer = BlockingExecutor.shared.schedule(at: deadline, "nse.wait-deadline") { [weak self] in self?.notify() }
+        let timer = BlockingExecutor.shared.schedule(at: deadline, "nse.wait-deadline") { [self] in notify() }
         defer { timer.cancel() }
         await withTaskCancellationHandler {
             // Each wake-up is a "look again": the condition, the clock and cancellation are checked under the lock

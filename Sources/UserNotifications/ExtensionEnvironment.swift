@@ -149,6 +149,8 @@ package final class ExtensionEnvironment: @unchecked Sendable {
             // holds the content handed over, which holds this environment (a batch kept every push's run).
             sharedSession = nil
             crashWatchers = []
+            // An SDK stand-in's values (Customer.io's push in progress) hold this environment too.
+            standInValues = [:]
             defer { inFlight = [:] }
             for (_, request, started) in inFlight.values {
                 var unfinished = request
