@@ -107,10 +107,12 @@ public struct Emulator: Sendable {
     private func runExtension(original: NotificationContent, into result: inout ProcessResult, attachmentDirectory: URL?) async {
         let workDirectory = workFolder ?? FileManager.default.temporaryDirectory.appendingPathComponent("nse-\(UUID().uuidString)")
         defer { if workFolder == nil { try? FileManager.default.removeItem(at: workDirectory) } }
-        do {
-            if workFolder == nil { try FileManager.default.createDirectory(at: workDirectory, withIntermediateDirectories: true) }
-        } catch {
-            result.diagnostics.append(.error(.mediaNotSaved, "Cannot create a working folder in \(FileManager.default.temporaryDirectory.path): \(error.localizedDescription)."))
+        if workFolder == nil {
+            do {
+                try FileManager.default.createDirectory(at: workDirectory, withIntermediateDirectories: true)
+            } catch {
+                result.diagnostics.append(.error(.mediaNotSaved, "Cannot create a working folder in \(FileManager.default.temporaryDirectory.path): \(error.localizedDescription)."))
+            }
         }
         let context = ExtensionContext(
             profile: profile, deadline: .now + profile.timeBudget,

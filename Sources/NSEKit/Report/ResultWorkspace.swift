@@ -10,7 +10,6 @@ import Synchronization
 public final class ResultWorkspace: Sendable {
     static let prefix = ".nse-work-"
     let root: URL
-    var work: URL { root.appendingPathComponent("work") }
     /// The pushes' working folders, under `work`, reused from push to push.
     let workFolders: WorkFolderPool
     var cache: URL { root.appendingPathComponent("cache") }
