@@ -30,6 +30,11 @@ final class TransferEngine: @unchecked Sendable {
 
     // Guarded by itself: the hand-over list and the counters, shared with submitting threads.
     private let inbox = Mutex(Inbox())
+    /// Released by each submit before its transfer enters `inbox`, acquired by the network thread after taking
+    /// transfers out. The inbox's lock already orders the two, but when contended `Mutex` hands over inside the
+    /// kernel, where ThreadSanitizer sees no ordering and reported the transfer's own fields (written by the
+    /// submitting thread, read by this one) as races; the atomic makes the same order visible to it.
+    private let handOver = Atomic(0)
     // Used only by the network thread, apart from `curl_multi_wakeup`, which libcurl allows from any thread.
     private let multi: UnsafeMutableRawPointer?
     /// The transfers in flight by their easy handle; touched only by the network thread.
@@ -51,6 +56,7 @@ final class TransferEngine: @unchecked Sendable {
             transfer.completion(.failure(.network("libcurl's multi interface could not be initialised")))
             return
         }
+        handOver.add(1, ordering: .releasing)
         let startThread: Bool = inbox.withLock { inbox in
             inbox.submitted.append(transfer)
             inbox.inFlight += 1
@@ -78,7 +84,9 @@ final class TransferEngine: @unchecked Sendable {
     private func loop() {
         guard let multi else { return }
         while true {
-            for transfer in inbox.withLock({ inbox in defer { inbox.submitted.removeAll() }; return inbox.submitted }) {
+            let submitted = inbox.withLock { inbox in defer { inbox.submitted.removeAll() }; return inbox.submitted }
+            _ = handOver.load(ordering: .acquiring)
+            for transfer in submitted {
                 if let failure = transfer.start() {
                     finish(transfer, .failure(failure))
                 } else {
