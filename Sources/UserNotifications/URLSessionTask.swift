@@ -92,14 +92,18 @@ open class URLSessionTask: NSObject, @unchecked Sendable {
 
 /// A data task: the body arrives in memory.
 open class URLSessionDataTask: URLSessionTask, @unchecked Sendable {
-    let completion: ((Data?, URLResponse?, (any Error)?) -> Void)?
+    /// Taken by `run` (the task's one run, on its own thread), so the task never holds it afterwards: a handler
+    /// that holds the task (a helper tracking its tasks to cancel them) made a cycle that leaked every run.
+    private var pendingCompletion: ((Data?, URLResponse?, (any Error)?) -> Void)?
 
     init(session: URLSession, request: URLRequest, identifier: Int, api: String, completion: ((Data?, URLResponse?, (any Error)?) -> Void)?) {
-        self.completion = completion
+        pendingCompletion = completion
         super.init(session: session, request: request, identifier: identifier, api: api)
     }
 
     override func run(in environment: ExtensionEnvironment) {
+        let completion = pendingCompletion
+        pendingCompletion = nil
         let result = session.perform(self, to: nil, in: environment)
         switch result {
         case .unfinished:
@@ -126,10 +130,12 @@ open class URLSessionUploadTask: URLSessionDataTask, @unchecked Sendable {}
 /// A download task: the body goes to a `.tmp` file that is deleted once the completion handler (or the
 /// delegate's `didFinishDownloadingTo`) returns, as on iOS: move it to keep it.
 open class URLSessionDownloadTask: URLSessionTask, @unchecked Sendable {
-    let completion: ((URL?, URLResponse?, (any Error)?) -> Void)?
+    /// Taken by `run` (the task's one run, on its own thread), so the task never holds it afterwards: a handler
+    /// that holds the task (a helper tracking its tasks to cancel them) made a cycle that leaked every run.
+    private var pendingCompletion: ((URL?, URLResponse?, (any Error)?) -> Void)?
 
     init(session: URLSession, request: URLRequest, identifier: Int, api: String, completion: ((URL?, URLResponse?, (any Error)?) -> Void)?) {
-        self.completion = completion
+        pendingCompletion = completion
         super.init(session: session, request: request, identifier: identifier, api: api)
     }
 
@@ -140,6 +146,8 @@ open class URLSessionDownloadTask: URLSessionTask, @unchecked Sendable {
     }
 
     override func run(in environment: ExtensionEnvironment) {
+        let completion = pendingCompletion
+        pendingCompletion = nil
         let file = Self.temporaryFile(in: environment)
         environment.noteFile(file, .created, by: api)
         let result = session.perform(self, to: file, in: environment)
