@@ -1,3 +1,9 @@
+import AirshipNotificationServiceExtension
+import BatchExtension
+import BrazeNotificationService
+import CTNotificationService
+import IterableAppExtensions
+import Mixpanel
 import NSEKit
 import UserNotifications
 
@@ -9,14 +15,14 @@ public enum BuiltInExtensions {
         switch sdk {
         case .firebase: return FirebaseBuiltInService(changes: changes)
         case .onesignal: return OneSignalBuiltInService(changes: changes)
-        case .braze: return BrazeBuiltInService(changes: changes)
-        case .clevertap: return CleverTapBuiltInService(changes: changes)
-        case .iterable: return IterableBuiltInService(changes: changes)
+        case .braze: return ChangedSDKExtension(BrazeNotificationService.NotificationService(), changes: changes, at: .beforeTheSDK)
+        case .clevertap: return ChangedSDKExtension(CTNotificationServiceExtension(), changes: changes, at: .beforeTheSDK)
+        case .iterable: return ChangedSDKExtension(ITBNotificationServiceExtension(), changes: changes, at: .beforeTheSDK)
         case .customerio: return CustomerIOBuiltInService(changes: changes)
         case .pushwoosh: return PushwooshBuiltInService(changes: changes)
-        case .batch: return BatchBuiltInService(changes: changes)
-        case .airship: return AirshipBuiltInService(changes: changes)
-        case .mixpanel: return MixpanelBuiltInService(changes: changes)
+        case .batch: return ChangedSDKExtension(BAENotificationServiceExtension(), changes: changes, at: .onWhatTheSDKDelivers)
+        case .airship: return ChangedSDKExtension(UANotificationServiceExtension(), changes: changes, at: .onWhatTheSDKDelivers)
+        case .mixpanel: return ChangedSDKExtension(MPNotificationServiceExtension(), changes: changes, at: .onWhatTheSDKDelivers)
         case .notificare: return NotificareBuiltInService(changes: changes)
         }
     }

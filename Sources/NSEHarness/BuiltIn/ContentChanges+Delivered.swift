@@ -7,14 +7,7 @@ extension ContentChanges {
     /// customise content). Unchanged when there are no changes.
     func applied(to delivered: UNNotificationContent) -> UNNotificationContent {
         guard !isEmpty, let content = delivered.mutableCopy() as? UNMutableNotificationContent else { return delivered }
-        if let title { content.title = title }
-        if let titleSuffix { content.title += titleSuffix }
-        if let subtitle { content.subtitle = subtitle }
-        if let body { content.body = body }
-        if let badge { content.badge = NSNumber(value: badge) }
-        if let sound { content.sound = sound == "default" ? .default : UNNotificationSound(named: UNNotificationSoundName(sound)) }
-        if let categoryIdentifier { content.categoryIdentifier = categoryIdentifier }
-        if let threadIdentifier { content.threadIdentifier = threadIdentifier }
+        content.apply(self)
         return content
     }
 }
