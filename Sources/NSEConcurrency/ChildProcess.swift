@@ -124,7 +124,13 @@ public final class ChildProcess: Sendable {
         var noSignals = sigset_t()
         sigemptyset(&noSignals)
         try Self.check(posix_spawnattr_setsigmask(&attributes, &noSignals), "setsigmask")
-        var flags = Int32(POSIX_SPAWN_SETSIGMASK)
+        // An ignored signal stays ignored across exec: SIGPIPE, which a process serving media over loopback
+        // ignores (see LoopbackHTTPServer), is back to its default in the child.
+        var defaultSignals = sigset_t()
+        sigemptyset(&defaultSignals)
+        sigaddset(&defaultSignals, SIGPIPE)
+        try Self.check(posix_spawnattr_setsigdefault(&attributes, &defaultSignals), "setsigdefault")
+        var flags = Int32(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF)
         if newProcessGroup {
             try Self.check(posix_spawnattr_setpgroup(&attributes, 0), "setpgroup")
             flags |= Int32(POSIX_SPAWN_SETPGROUP)

@@ -94,6 +94,18 @@ import Testing
         #expect(child.resourceUsage != nil)
     }
 
+    /// A process serving media ignores SIGPIPE (LoopbackHTTPServer); an ignored signal survives exec, so a child
+    /// such as `sh -c 'producer | head -1'` would see its producer spin on EPIPE instead of ending.
+    @Test func theChildGetsSIGPIPEsDefaultBackEvenWhenThisProcessIgnoresIt() throws {
+        // Left ignored afterwards: the test process serves media too (and a restore could race with it).
+        _ = signal(SIGPIPE, SIG_IGN)
+        // The mask of ignored signals, as hexadecimal: SIGPIPE (13) is its bit 12.
+        let child = try shell("sed -n 's/^SigIgn:[[:space:]]*//p' /proc/self/status")
+        let ignored = UInt64(output(of: child).trimmingCharacters(in: .whitespacesAndNewlines), radix: 16)
+        #expect(child.wait() == .exited(0))
+        #expect(ignored.map { $0 & (1 << (UInt64(SIGPIPE) - 1)) } == 0, "SigIgn: \(String(ignored ?? 0, radix: 16))")
+    }
+
     @Test func aMissingProgramIsAnErrorNotACrash() {
         #expect(throws: ChildProcessError.self) { try ChildProcess("/nonexistent/program", []) }
         #expect(throws: ChildProcessError.self) { try ChildProcess("nse-no-such-program-on-path", []) }

@@ -95,6 +95,20 @@ struct CheapDecodeAgreementTests {
         #expect(result.message.contains("filter"), "\(result.message)")
     }
 
+    /// The cheap path keeps its buffers from one image to the next: what an image held must never be read as the
+    /// next one's data. Clean and damaged images of one size, alternately, each judged on its own bytes.
+    @Test func keptBuffersCarryNothingFromOneImageToTheNext() throws {
+        let clean = try write(png(width: 400, height: 300, data: rows(width: 400, height: 300)), "clean.png")
+        let badLastFilter = try write(png(width: 400, height: 300, data: rows(width: 400, height: 300) { $0 == 299 ? 5 : 1 }), "filter.png")
+        let shortData = try write(png(width: 400, height: 300, data: rows(width: 400, height: 299)), "short.png")
+        for _ in 0..<3 {
+            #expect(agreed(clean, .png).status == CNSE_IMAGE_OK)
+            #expect(agreed(badLastFilter, .png).status == CNSE_IMAGE_CORRUPT)
+            #expect(agreed(clean, .png).status == CNSE_IMAGE_OK)
+            #expect(agreed(shortData, .png).status == CNSE_IMAGE_CORRUPT)
+        }
+    }
+
     @Test(arguments: [-1, 1])
     func imageDataOfTheWrongLength(rowsOff: Int) throws {
         let url = try write(png(width: 40, height: 30, data: rows(width: 40, height: 30 + rowsOff)))

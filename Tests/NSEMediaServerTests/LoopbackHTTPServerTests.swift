@@ -190,6 +190,30 @@ struct LoopbackHTTPServerTests {
         #expect(response.body == bytes)
     }
 
+    /// A file is sent with sendfile(2), which raises SIGPIPE on a connection the client has dropped: the process
+    /// must survive it, and the next client gets the whole file.
+    @Test func aClientDroppingAFileMidwayLeavesTheServerServing() throws {
+        let scratch = try ScratchDirectory()
+        let bytes = (0..<8_000_000).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ $0 >> 11) }
+        let path = try scratch.write("large.bin", bytes)
+        let server = try LoopbackHTTPServer { _ in ServedResponse(body: .file(path: path)) }
+        defer { server.stop() }
+
+        for _ in 0..<3 {
+            let quitter = try RawHTTPClient(port: server.port)
+            try quitter.request("GET", "/large.bin")
+            _ = try quitter.readHead()
+            _ = try quitter.readBytes(1000)
+            // Closing with unread data makes the kernel reset the connection: the server's next send fails.
+            quitter.close()
+        }
+        let client = try RawHTTPClient(port: server.port)
+        try client.request("GET", "/large.bin")
+        let response = try client.readResponse(timeout: .seconds(30))
+        #expect(response.headers["content-length"] == "8000000")
+        #expect(response.body == bytes)
+    }
+
     @Test func fileBodyThatCannotBeOpenedGets404() throws {
         let server = try LoopbackHTTPServer { _ in ServedResponse(body: .file(path: "/nonexistent/nse/file.png")) }
         defer { server.stop() }
