@@ -49,7 +49,14 @@ struct Benchmark: ParsableCommand {
 
     mutating func run() throws {
         let root = URL(fileURLWithPath: corpus)
-        var cpu = CPUWorkloads(nse: nse, python: python, jobs: jobs, repeats: repeats, root: root)
+        // Every run of every workload writes into a fresh folder under this one, removed only when the benchmark
+        // ends. On ext4 without a journal (this project's machines), a new file's inode is found by skipping every
+        // inode freed in the last 60 s (300 s while its table block is dirty): removing one workload's results
+        // before the next charged that workload for the clean-up before it (after earlier runs' clean-up, the inode
+        // search was 40% of nse's CPU in the latency workload here). Run benchmarks a few minutes apart, too.
+        let outputs = root.appendingPathComponent("outputs-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: outputs) }
+        var cpu = CPUWorkloads(nse: nse, python: python, jobs: jobs, repeats: repeats, root: root, outputs: outputs)
         cpu.uniquePayloads = uniquePayloads
         cpu.sharedPayloads = sharedPayloads
         cpu.sharedImages = sharedImages
@@ -60,7 +67,7 @@ struct Benchmark: ParsableCommand {
             try ScaleRun(nse: nse, jobs: jobs, root: root, images: sharedImages).run(counts: scale)
         } else {
             if workload != "cpu" {
-                try LatencyWorkload(root: root.appendingPathComponent("latency"), nse: nse, python: python, repeats: repeats, extraArguments: latencyNseArgument).run()
+                try LatencyWorkload(root: root.appendingPathComponent("latency"), outputs: outputs.appendingPathComponent("latency"), nse: nse, python: python, repeats: repeats, extraArguments: latencyNseArgument).run()
             }
             if workload != "latency" {
                 if workload == "all" { print("") }

@@ -12,6 +12,8 @@ struct CPUWorkloads {
     var jobs: Int
     var repeats: Int
     var root: URL
+    /// Where each run writes its results; the caller removes it once every workload is done (see `Benchmark`).
+    var outputs: URL
     var uniquePayloads = 300
     var sharedPayloads = 1000
     var sharedImages = 120
@@ -31,8 +33,6 @@ struct CPUWorkloads {
         return corpus
     }
 
-    private var outputs: URL { root.appendingPathComponent("outputs") }
-
     /// Generates both corpora (kept between runs), serves them on loopback, measures and prints.
     func run() throws {
         try unique.generateImages()
@@ -40,8 +40,6 @@ struct CPUWorkloads {
         let media = MediaDirectory(root: root.path)
         let server = try LoopbackHTTPServer { media.respond(to: $0) }
         defer { server.stop() }
-        try? FileManager.default.removeItem(at: outputs)
-        defer { try? FileManager.default.removeItem(at: outputs) }
 
         let uniquePushes = unique.pushes(shared: false)
         let sharedPushes = shared.pushes(shared: true)
@@ -114,9 +112,7 @@ struct CPUWorkloads {
 
     /// Runs `body` `repeats` times, each with a fresh output folder; medians of wall time, peak RSS and CPU.
     ///
-    /// Output folders are all removed at the end, not between runs: on ext4 without a journal (this project's
-    /// machines) creating files within 30 s of deleting thousands is measurably slower, which would charge
-    /// one tool for the previous one's clean-up. A CI job writes into a fresh folder too.
+    /// Output folders are all removed at the end of the benchmark, not between runs (see `Benchmark.run`).
     private func measure(_ body: (URL) throws -> ChildRun) throws -> Measurement {
         var runs: [ChildRun] = []
         for _ in 0..<repeats {

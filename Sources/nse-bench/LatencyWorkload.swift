@@ -27,6 +27,8 @@ struct LatencyWorkload {
     }
 
     let root: URL
+    /// Where each run writes its results; the caller removes it once every workload is done (see `Benchmark`).
+    let outputs: URL
     let nse: String
     let python: String
     let repeats: Int
@@ -52,9 +54,6 @@ struct LatencyWorkload {
         let server = try LoopbackHTTPServer { request in Self.delayedAndPaced(media.respond(to: request)) }
         defer { server.stop() }
         let payloads = try writePayloads(images, baseURL: server.baseURL)
-        let outputs = root.appendingPathComponent("outputs")
-        try? FileManager.default.removeItem(at: outputs)
-        defer { try? FileManager.default.removeItem(at: outputs) }
 
         let sizes = images.map { (try? FileManager.default.attributesOfItem(atPath: self.images.appendingPathComponent($0.fileName).path)[.size] as? Int) ?? 0 }
         let totalBytes = sizes.reduce(0, +)
@@ -142,7 +141,7 @@ struct LatencyWorkload {
         return folder
     }
 
-    /// Medians of `repeats` runs, each into a fresh folder (all removed at the end, as the other workloads do).
+    /// Medians of `repeats` runs, each into a fresh folder (all removed at the end of the benchmark).
     private func measure(_ outputs: URL, _ body: (URL) throws -> ChildRun) throws -> Measurement {
         var runs: [ChildRun] = []
         for _ in 0..<repeats {
