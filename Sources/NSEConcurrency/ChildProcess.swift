@@ -124,8 +124,8 @@ public final class ChildProcess: Sendable {
         var noSignals = sigset_t()
         sigemptyset(&noSignals)
         try Self.check(posix_spawnattr_setsigmask(&attributes, &noSignals), "setsigmask")
-        // An ignored signal stays ignored across exec: SIGPIPE, which a process serving media over loopback
-        // ignores (see LoopbackHTTPServer), is back to its default in the child.
+        // An ignored signal stays ignored across exec: a child starts with SIGPIPE at its default even when
+        // this process (a test runner, an app embedding NSEKit) ignores it, as a shell would start it.
         var defaultSignals = sigset_t()
         sigemptyset(&defaultSignals)
         sigaddset(&defaultSignals, SIGPIPE)

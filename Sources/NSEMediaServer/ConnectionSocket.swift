@@ -98,8 +98,23 @@ struct ConnectionSocket: Sendable {
     /// pages to the socket: no copy through this process. Each wait for the socket to drain may last
     /// `timeout`. A file shorter than `count` fails with EIO.
     ///
-    /// sendfile(2) has no MSG_NOSIGNAL: the process must ignore SIGPIPE (LoopbackHTTPServer does).
+    /// sendfile(2) has no MSG_NOSIGNAL, and a server in a library must not change how the whole process treats
+    /// SIGPIPE: the signal is blocked on this thread while it sends, and one it raised is taken back before the
+    /// thread's mask is restored.
     func sendFile(_ file: Int32, count: Int, timeout: Duration) throws(SocketEnd) {
+        var brokenPipe = sigset_t()
+        sigemptyset(&brokenPipe)
+        sigaddset(&brokenPipe, SIGPIPE)
+        var previousMask = sigset_t()
+        pthread_sigmask(SIG_BLOCK, &brokenPipe, &previousMask)
+        defer {
+            var pending = sigset_t()
+            if sigpending(&pending) == 0, sigismember(&pending, SIGPIPE) == 1 {
+                var now = timespec()
+                _ = sigtimedwait(&brokenPipe, nil, &now)
+            }
+            pthread_sigmask(SIG_SETMASK, &previousMask, nil)
+        }
         var offset = off_t(0)
         while offset < off_t(count) {
             let sent = Glibc.sendfile(fd, file, &offset, count - Int(offset))

@@ -42,7 +42,6 @@ public final class LoopbackHTTPServer: Sendable {
         idleTimeout: Duration = .seconds(5),
         handler: @escaping @Sendable (HTTPRequest) -> ServedResponse
     ) throws {
-        _ = Self.brokenPipesIgnored
         let listener = try Listener.bindLoopback()
         core = ServerCore(listener: listener, idleTimeout: idleTimeout, handler: handler)
         port = listener.port
@@ -60,13 +59,6 @@ public final class LoopbackHTTPServer: Sendable {
     deinit {
         core.stop()
     }
-
-    /// Files go out with sendfile(2), which raises SIGPIPE when the client has hung up (it has no
-    /// MSG_NOSIGNAL), so the process ignores SIGPIPE, as servers do: the send fails with EPIPE instead.
-    /// Child processes get the default back (ChildProcess).
-    private static let brokenPipesIgnored: Void = {
-        _ = signal(SIGPIPE, SIG_IGN)
-    }()
 }
 
 /// A server error while setting up the listening socket.

@@ -94,11 +94,11 @@ import Testing
         #expect(child.resourceUsage != nil)
     }
 
-    /// A process serving media ignores SIGPIPE (LoopbackHTTPServer); an ignored signal survives exec, so a child
-    /// such as `sh -c 'producer | head -1'` would see its producer spin on EPIPE instead of ending.
+    /// An ignored signal survives exec: if this process ignores SIGPIPE, a child such as
+    /// `sh -c 'producer | head -1'` would see its producer go on writing into a closed pipe instead of ending.
     @Test func theChildGetsSIGPIPEsDefaultBackEvenWhenThisProcessIgnoresIt() throws {
-        // Left ignored afterwards: the test process serves media too (and a restore could race with it).
-        _ = signal(SIGPIPE, SIG_IGN)
+        let previous = signal(SIGPIPE, SIG_IGN)
+        defer { signal(SIGPIPE, previous) }
         // The mask of ignored signals, as hexadecimal: SIGPIPE (13) is its bit 12.
         let child = try shell("sed -n 's/^SigIgn:[[:space:]]*//p' /proc/self/status")
         let ignored = UInt64(output(of: child).trimmingCharacters(in: .whitespacesAndNewlines), radix: 16)

@@ -190,8 +190,9 @@ struct LoopbackHTTPServerTests {
         #expect(response.body == bytes)
     }
 
-    /// A file is sent with sendfile(2), which raises SIGPIPE on a connection the client has dropped: the process
-    /// must survive it, and the next client gets the whole file.
+    /// A file is sent with sendfile(2), which raises SIGPIPE on a connection the client has dropped (the test
+    /// process has SIGPIPE at its default, which ends a process): the process must survive it, and the next
+    /// client gets the whole file.
     @Test func aClientDroppingAFileMidwayLeavesTheServerServing() throws {
         let scratch = try ScratchDirectory()
         let bytes = (0..<8_000_000).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ $0 >> 11) }
