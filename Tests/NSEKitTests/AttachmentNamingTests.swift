@@ -47,6 +47,36 @@ struct AttachmentNamingTests {
         #expect(FirebaseImageHelper.fileExtension(for: response, profile: profile) == "jpeg")
     }
 
+    /// A prepended mark (U+0600) before "/" makes the two one Character, which is not "/": a server's
+    /// Content-Disposition kept its separators, and the attachment's name could hold one ("attachment.b\u{600}/x",
+    /// a file that could not be written). Found by the media fuzzer (Fuzz/regressions/media/crash-de2403a4...).
+    @Test(arguments: [
+        #"attachment; filename="x.png\#u{600}/..\#u{600}/..\#u{600}/evil.gif""#,
+        "attachment; filename*=UTF-8''x.png%D8%80%2F..%D8%80%2F..%D8%80%2Fevil.gif",
+        #"attachment; filename="x.png\#u{600}\..\#u{600}\evil.gif""#,
+    ])
+    func aDispositionNameNeverKeepsASeparator(disposition: String) {
+        let response = head("https://cdn.example.com/dl?id=3", ["content-disposition": disposition])
+        #expect(response.dispositionFilename == "evil.gif")
+        #expect(FirebaseImageHelper.fileExtension(for: response, profile: DeviceProfile()) == "gif")
+    }
+
+    /// Neither the name nor its extension ever holds "/", whatever marks surround it.
+    @Test func anExtensionNeverHoldsASeparator() {
+        let response = head("https://cdn.example.com/dl", ["content-disposition": "attachment; filename*=UTF-8''a.b%D8%80%2F%D8%80%2F", "content-type": "image/png"])
+        let fileExtension = FirebaseImageHelper.fileExtension(for: response, profile: DeviceProfile())
+        #expect(!fileExtension.unicodeScalars.contains("/"), "\(fileExtension)")
+        #expect(response.dispositionFilename.map { !$0.unicodeScalars.contains("/") } ?? true)
+    }
+
+    /// NSString finds the dot among UTF-16 units: a dot with a combining mark after it still starts the extension.
+    @Test func theExtensionStartsAtTheLastDotEvenWithACombiningMark() {
+        #expect(ResponseHead.pathExtension(of: "photo.\u{301}jpg") == "\u{301}jpg")
+        #expect(ResponseHead.pathExtension(of: "photo.jpg") == "jpg")
+        #expect(ResponseHead.pathExtension(of: ".hidden") == "")
+        #expect(ResponseHead.pathExtension(of: "none") == "")
+    }
+
     @Test func suggestedFilenameFallsBackToTheHost() {
         #expect(head("https://cdn.example.com/").suggestedFilename(profile: DeviceProfile()) == "cdn.example.com")
     }

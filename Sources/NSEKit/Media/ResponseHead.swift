@@ -42,8 +42,10 @@ public struct ResponseHead: Sendable, Hashable {
             }
         }
         guard let name = extended ?? plain else { return nil }
-        let lastComponent = name.split(whereSeparator: { $0 == "/" || $0 == "\\" }).last.map(String.init) ?? ""
-        return lastComponent.isEmpty ? nil : lastComponent
+        // Split on the separators themselves, not on Characters: a prepended mark (U+0600 to U+0605, ...) makes
+        // "\u{600}/" one Character that is not "/", so "a\u{600}/b" passed whole, separator and all.
+        let components = name.unicodeScalars.split(whereSeparator: { $0 == "/" || $0 == "\\" })
+        return components.last.map { String(Substring($0)) }
     }
 
     /// What Foundation's `URLResponse.suggestedFilename` returns for this response.
@@ -69,10 +71,13 @@ public struct ResponseHead: Sendable, Hashable {
         return name
     }
 
-    /// NSString's `pathExtension`: the text after the last dot of the last component, "" for none.
+    /// NSString's `pathExtension`: the text after the last dot of the last component, "" for none. Looked for
+    /// among the Unicode scalars, as NSString does among its UTF-16 units: a dot followed by a combining mark is
+    /// one Character, but still a dot.
     static func pathExtension(of name: String) -> String {
-        guard let dot = name.lastIndex(of: "."), dot != name.startIndex else { return "" }
-        return String(name[name.index(after: dot)...])
+        let scalars = name.unicodeScalars
+        guard let dot = scalars.lastIndex(of: "."), dot != scalars.startIndex else { return "" }
+        return String(Substring(scalars[scalars.index(after: dot)...]))
     }
 
     /// The extension Apple's type system prefers for a MIME type.
