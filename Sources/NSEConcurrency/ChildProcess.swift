@@ -92,7 +92,9 @@ public final class ChildProcess: Sendable {
         case .null: try Self.check(posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0), "addopen")
         case .file(let path): try Self.check(posix_spawn_file_actions_addopen(&actions, 0, path, O_RDONLY, 0), "addopen")
         }
-        var pipes: [Int32: FileHandle] = [:]
+        // Our ends of the pipes, by the child's descriptor: FileHandles own them only once the child has started,
+        // so a failure path closes each exactly once (a handle closing it again could close another thread's file).
+        var pipes: [Int32: Int32] = [:]
         for (descriptor, output) in [(Int32(1), standardOutput), (Int32(2), standardError)] {
             switch output {
             case .inherit:
@@ -111,7 +113,7 @@ public final class ChildProcess: Sendable {
                 guard csystem_pipe_cloexec(&ends) == 0 else { throw ChildProcessError("pipe2", errno) }
                 parentEnds.append(ends[0])
                 childEnds.append(ends[1])
-                pipes[descriptor] = FileHandle(fileDescriptor: ends[0], closeOnDealloc: true)
+                pipes[descriptor] = ends[0]
                 try Self.check(posix_spawn_file_actions_adddup2(&actions, ends[1], descriptor), "adddup2")
             }
         }
@@ -154,8 +156,8 @@ public final class ChildProcess: Sendable {
         }
         guard spawned == 0 else { throw ChildProcessError("cannot start \(executable)", spawned) }
         self.pid = pid
-        self.standardOutput = pipes[1]
-        self.standardError = pipes[2]
+        self.standardOutput = pipes[1].map { FileHandle(fileDescriptor: $0, closeOnDealloc: true) }
+        self.standardError = pipes[2].map { FileHandle(fileDescriptor: $0, closeOnDealloc: true) }
         keepParentEnds = true
     }
 

@@ -42,7 +42,10 @@ final class RawHTTPClient {
         }
         guard result == 0 else {
             let code = errno
+            // deinit runs after a throwing initialiser too: mark the descriptor closed, or deinit closes its number
+            // again, by then perhaps another test's socket (a server's listener, whose connects were then refused).
             Glibc.close(fd)
+            isClosed = true
             throw Failure.connectFailed(code)
         }
     }
