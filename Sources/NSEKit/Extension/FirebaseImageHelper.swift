@@ -125,8 +125,6 @@ public struct FirebaseImageHelper: Sendable {
     /// The extension Firebase gives the downloaded file: `suggestedFilename`'s, else ".subtype" for image/ MIME types.
     package static func fileExtension(for head: ResponseHead, profile: DeviceProfile) -> String {
         let suggested = ResponseHead.pathExtension(of: head.suggestedFilename(profile: profile))
-        // The file is named "attachment." + this: never a path separator in it, whatever the server sent.
-        if suggested.unicodeScalars.contains("/") { return "" }
         if !suggested.isEmpty { return suggested }
         guard let mime = head.mimeType, mime.contains("image/") else { return "" }
         let derived = mime.replacingOccurrences(of: "image/", with: "")
