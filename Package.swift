@@ -115,7 +115,7 @@ let package = Package(
         .testTarget(
             name: "NSEHarnessTests",
             dependencies: [
-                "UserNotifications", "FirebaseMessaging", "NSEHarness", "NSEKit", "NSEMediaServer", "CImageFixtures",
+                "UserNotifications", "FirebaseMessaging", "NSEHarness", "NSEKit", "NSEMediaServer", "NSEConcurrency", "CImageFixtures",
                 "OneSignalExtension",
                 "BrazeNotificationService", "CTNotificationService", "CleverTapSDK", "IterableAppExtensions",
                 "CioInternalCommon", "CioMessagingPush", "CioMessagingPushAPN",

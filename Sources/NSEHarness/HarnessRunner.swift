@@ -13,7 +13,9 @@ public enum MemoryMeasurement: Sendable, Equatable {
     /// parallel test suite: never a false `extension.memory-limit` from another test's run.
     case whenAlone
     /// As `whenAlone`, but the run waits until no other run is in progress and holds new ones back until it is
-    /// done, so the process's growth is always measured: for the tests that check memory.
+    /// done, so the process's growth is always measured: for the tests that check memory. Other work in the
+    /// process (the suite's other tests) still moves the figure: memory it frees during the run hides as much of
+    /// the extension's growth, so a test that relies on the verdict runs in a process of its own.
     case exclusive
 }
 
