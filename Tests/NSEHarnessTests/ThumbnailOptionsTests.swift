@@ -10,7 +10,7 @@ import UserNotifications
 struct ThumbnailOptionsTests {
     private func harness() -> ExtensionHarness {
         var harness = ExtensionHarness()
-        harness.profile.timeBudget = .seconds(3)
+        harness.profile.timeBudget = .seconds(30)
         harness.measuresMemory = false
         return harness
     }

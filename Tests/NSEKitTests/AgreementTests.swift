@@ -39,7 +39,7 @@ struct AgreementTests {
         let server = try LoopbackHTTPServer { directory.respond(to: $0) }
         defer { server.stop() }
         var profile = DeviceProfile()
-        profile.timeBudget = .seconds(2)
+        profile.timeBudget = try #require(SampleTests.expectations[name]).budget
         let emulator = Emulator(profile: profile, hostMapping: MediaHostMapping(origin: URL(string: server.baseURL)!))
         let result = await emulator.process(file: file)
 

@@ -36,14 +36,16 @@ struct NotificationServiceTests {
         let media = MediaDirectory(root: Self.samples.appendingPathComponent("media").path)
         let server = try LoopbackHTTPServer { media.respond(to: $0) }
         defer { server.stop() }
+        let expected = try #require(Self.expectations[name])
         var harness = ExtensionHarness(hostMapping: MediaHostMapping(origin: URL(string: server.baseURL)!))
-        harness.profile.timeBudget = .seconds(2)
+        // iOS's own 30 s budget, which a busy CI machine cannot run into; 2 s for the sample that is expected to run
+        // out of time (the best attempt is what iOS shows then), so the suite stays quick.
+        harness.profile.timeBudget = expected.outcome == .bestAttempt ? .seconds(2) : .seconds(30)
         harness.measuresMemory = false
 
         let delivered = try await harness.run(
             NotificationService.self, payloadFile: Self.samples.appendingPathComponent("payloads").appendingPathComponent(name))
 
-        let expected = try #require(Self.expectations[name])
         #expect(delivered.outcome == expected.outcome, "\(delivered.diagnostics)")
         #expect(delivered.imageShown == expected.imageShown)
         if delivered.extensionInvoked {

@@ -2,6 +2,7 @@ import Foundation
 import NSEHarness
 import NSEKit
 import NSEMediaServer
+import SDKTestSupport
 import Testing
 import UserNotifications
 
@@ -9,13 +10,6 @@ import UserNotifications
 /// samples/media by a loopback server: what expected.json says is what the command line reports.
 @Suite(.timeLimit(.minutes(2)))
 struct SDKSampleTests {
-    struct Expectation: Decodable, Sendable {
-        var outcome: Outcome
-        var imageShown: Bool
-        var codes: [String]
-        var verdict: Verdict
-    }
-
     static let root = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
         .appendingPathComponent("samples")
@@ -23,9 +17,8 @@ struct SDKSampleTests {
     /// The SDKs of this branch whose samples are in the repository.
     static let sdks: [PushSDK] = [.braze, .clevertap, .iterable, .customerio]
 
-    static func expectations(_ sdk: PushSDK) throws -> [String: Expectation] {
-        let file = root.appendingPathComponent("sdks/\(sdk.rawValue)/expected.json")
-        return try JSONDecoder().decode([String: Expectation].self, from: Data(contentsOf: file))
+    static func expectations(_ sdk: PushSDK) throws -> [String: SDKSampleExpectation] {
+        try SDKSamples.expectations(sdk.rawValue)
     }
 
     static let cases: [(PushSDK, String)] = sdks.flatMap { sdk in
@@ -45,14 +38,14 @@ struct SDKSampleTests {
         let media = MediaDirectory(root: Self.root.appendingPathComponent("media").path)
         let server = try LoopbackHTTPServer { media.respond(to: $0) }
         defer { server.stop() }
+        let expected = try #require(try Self.expectations(sdk)[name])
         var profile = DeviceProfile()
-        profile.timeBudget = .seconds(2)
+        profile.timeBudget = expected.budget
         let runner = HarnessRunner(memoryMeasurement: .off) { BuiltInExtensions.make(sdk, changes: ContentChanges()) ?? UNNotificationServiceExtension() }
         let emulator = Emulator(profile: profile, extensionRunner: runner, hostMapping: MediaHostMapping(origin: URL(string: server.baseURL)!))
 
         let result = await emulator.process(file: Self.root.appendingPathComponent("sdks/\(sdk.rawValue)/\(name)"))
 
-        let expected = try #require(try Self.expectations(sdk)[name])
         #expect(result.outcome == expected.outcome, "\(result.diagnostics)")
         #expect(result.imageShown == expected.imageShown)
         #expect(result.verdict == expected.verdict)
