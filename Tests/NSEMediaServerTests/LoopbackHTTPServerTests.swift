@@ -24,7 +24,7 @@ struct LoopbackHTTPServerTests {
     }
 
     @Test func keepAliveServesTwoRequestsOnOneConnection() throws {
-        let server = try LoopbackHTTPServer { request in .ok(Array(request.path.utf8), contentType: "text/plain") }
+        let server = try LoopbackHTTPServer(idleTimeout: .seconds(600)) { request in .ok(Array(request.path.utf8), contentType: "text/plain") }
         defer { server.stop() }
 
         let client = try RawHTTPClient(port: server.port)
@@ -57,7 +57,7 @@ struct LoopbackHTTPServerTests {
         let response = try client.readResponse()
         #expect(response.body == [1, 2, 3])
         #expect(response.headers["connection"] == "close")
-        #expect(try client.readUntilClosed(timeout: .seconds(2)).isEmpty)
+        #expect(try client.readUntilClosed().isEmpty)
     }
 
     @Test func http10ClosesAfterTheResponse() throws {
@@ -69,7 +69,7 @@ struct LoopbackHTTPServerTests {
         let response = try client.readResponse()
         #expect(response.body == [7])
         #expect(response.headers["connection"] == "close")
-        #expect(try client.readUntilClosed(timeout: .seconds(2)).isEmpty)
+        #expect(try client.readUntilClosed().isEmpty)
     }
 
     @Test func headSendsHeadersOnlyAndKeepsTheConnection() throws {
@@ -112,7 +112,7 @@ struct LoopbackHTTPServerTests {
         let response = try client.readResponse()
         #expect(response.status == 400)
         #expect(response.headers["connection"] == "close")
-        #expect(try client.readUntilClosed(timeout: .seconds(2)).isEmpty)
+        #expect(try client.readUntilClosed().isEmpty)
         #expect(server.requests.isEmpty)
     }
 
@@ -134,7 +134,7 @@ struct LoopbackHTTPServerTests {
         try client.send("GET / HTTP/1.1\r\nHost: x\r\nX-Filler: \(filler)\r\n\r\n")
         let response = try client.readResponse()
         #expect(response.status == 431)
-        #expect(try client.readUntilClosed(timeout: .seconds(2)).isEmpty)
+        #expect(try client.readUntilClosed().isEmpty)
     }
 
     @Test func requestBodyIsSkippedAndTheConnectionReused() throws {
@@ -210,7 +210,7 @@ struct LoopbackHTTPServerTests {
         }
         let client = try RawHTTPClient(port: server.port)
         try client.request("GET", "/large.bin")
-        let response = try client.readResponse(timeout: .seconds(30))
+        let response = try client.readResponse()
         #expect(response.headers["content-length"] == "8000000")
         #expect(response.body == bytes)
     }
@@ -289,7 +289,7 @@ struct LoopbackHTTPServerTests {
         try client.request("GET", "/a")
         _ = try client.readResponse()
         var leftover: [UInt8] = []
-        let waited = try measure { leftover = try client.readUntilClosed(timeout: .seconds(3)) }
+        let waited = try measure { leftover = try client.readUntilClosed() }
         #expect(leftover.isEmpty)
         #expect(waited >= .milliseconds(200))
     }

@@ -9,6 +9,11 @@ import Synchronization
 ///
 /// Every read waits at most its timeout; nothing here can hang a test.
 final class RawHTTPClient {
+    /// The default timeout of a read: a guard against a hang, not a guess at how long the server takes. A read
+    /// returns as soon as its bytes (or the close) arrive, and on a starved machine a server thread can wait
+    /// seconds for a core. Under the suites' one-minute limit.
+    static let hangGuard: Duration = .seconds(50)
+
     enum Failure: Error, Equatable {
         case connectFailed(Int32)
         case timedOut
@@ -78,7 +83,7 @@ final class RawHTTPClient {
     }
 
     /// Reads a status line and headers.
-    func readHead(timeout: Duration = .seconds(5)) throws -> (status: Int, headers: [String: String]) {
+    func readHead(timeout: Duration = RawHTTPClient.hangGuard) throws -> (status: Int, headers: [String: String]) {
         let deadline = ContinuousClock.now.advanced(by: timeout)
         while true {
             if let end = find([13, 10, 13, 10], in: pending) {
@@ -101,7 +106,7 @@ final class RawHTTPClient {
     }
 
     /// Reads one whole response framed by Content-Length, or by the connection closing when it has none.
-    func readResponse(isHead: Bool = false, timeout: Duration = .seconds(5)) throws -> Response {
+    func readResponse(isHead: Bool = false, timeout: Duration = RawHTTPClient.hangGuard) throws -> Response {
         let deadline = ContinuousClock.now.advanced(by: timeout)
         let (status, headers) = try readHead(timeout: timeout)
         if isHead || status == 204 || status == 304 {
@@ -115,7 +120,7 @@ final class RawHTTPClient {
     }
 
     /// Reads exactly `count` bytes.
-    func readBytes(_ count: Int, timeout: Duration = .seconds(5)) throws -> [UInt8] {
+    func readBytes(_ count: Int, timeout: Duration = RawHTTPClient.hangGuard) throws -> [UInt8] {
         try readBytes(count, until: ContinuousClock.now.advanced(by: timeout))
     }
 
@@ -129,7 +134,7 @@ final class RawHTTPClient {
     }
 
     /// Reads until the server closes the connection; throws `timedOut` if it does not within the timeout.
-    func readUntilClosed(timeout: Duration = .seconds(5)) throws -> [UInt8] {
+    func readUntilClosed(timeout: Duration = RawHTTPClient.hangGuard) throws -> [UInt8] {
         try readUntilClosed(until: ContinuousClock.now.advanced(by: timeout))
     }
 
