@@ -34,17 +34,19 @@ public final class LoopbackHTTPServer: Sendable {
     /// Connections accepted so far: fewer than requests when clients reuse their connections.
     public var connectionsAccepted: Int { core.connectionsAccepted }
 
-    /// Binds 127.0.0.1 on an ephemeral port (IPv4 explicitly) and starts serving at once.
+    /// Binds 127.0.0.1 (IPv4 explicitly) and starts serving at once.
     ///
+    /// - Parameter port: the port to bind; 0 (the default) for an ephemeral one the system picks.
     /// - Parameter idleTimeout: how long a connection may sit without sending a complete request
     ///   (an idle keep-alive connection, or a client that stops halfway through its headers).
     public init(
+        port: UInt16 = 0,
         idleTimeout: Duration = .seconds(5),
         handler: @escaping @Sendable (HTTPRequest) -> ServedResponse
     ) throws {
-        let listener = try Listener.bindLoopback()
+        let listener = try Listener.bindLoopback(port: port)
         core = ServerCore(listener: listener, idleTimeout: idleTimeout, handler: handler)
-        port = listener.port
+        self.port = listener.port
         core.startAccepting()
     }
 
@@ -79,7 +81,7 @@ struct Listener: Sendable {
     let stopRead: Int32
     let stopWrite: Int32
 
-    static func bindLoopback() throws(LoopbackHTTPServerError) -> Listener {
+    static func bindLoopback(port: UInt16 = 0) throws(LoopbackHTTPServerError) -> Listener {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
         // Child processes (the CLI may run one) must not inherit the server's sockets.
         guard fd >= 0 else { throw LoopbackHTTPServerError(operation: "socket", errno: errno) }
@@ -93,7 +95,7 @@ struct Listener: Sendable {
 
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = 0
+        address.sin_port = port.bigEndian
         address.sin_addr = in_addr(s_addr: inet_addr("127.0.0.1"))
         let bound = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }

@@ -314,11 +314,23 @@ struct LoopbackHTTPServerTests {
     }
 
     @Test func stopIsIdempotentAndRefusesNewConnections() throws {
-        let server = try LoopbackHTTPServer { _ in .ok([], contentType: "text/plain") }
+        // A port below the ephemeral range: once this server lets it go, no other test's server (port 0) can be
+        // given it, so a refused connection can only mean this one stopped listening.
+        let server = try serverBelowTheEphemeralPorts()
         let port = server.port
         server.stop()
         server.stop()
         #expect(throws: RawHTTPClient.Failure.self) { try RawHTTPClient(port: port) }
+    }
+
+    private func serverBelowTheEphemeralPorts() throws -> LoopbackHTTPServer {
+        let range = (try? String(contentsOfFile: "/proc/sys/net/ipv4/ip_local_port_range", encoding: .utf8))?
+            .split(whereSeparator: \.isWhitespace).first.flatMap { UInt16($0) } ?? 32768
+        let first = range > 11_000 ? range - 10_000 : 1024
+        for port in (first..<(first + 1000)).shuffled() {
+            if let server = try? LoopbackHTTPServer(port: port, handler: { _ in .ok([], contentType: "text/plain") }) { return server }
+        }
+        throw RawHTTPClient.Failure.connectFailed(EADDRINUSE)
     }
 
     @Test func stopFromInsideTheHandlerReturnsPromptly() throws {

@@ -20,25 +20,33 @@ struct SDKTestBench {
     }
 
     let server: LoopbackHTTPServer
+    /// Where every media host is sent: the server, or a port where nothing listens.
+    private(set) var origin: String
     /// iOS's own 30 s unless a test expects the time-out: a starved machine cannot run into it.
     var budget: Duration = .seconds(30)
 
     /// Serves `routes` (path -> response); any other path is a 404.
     init(_ routes: [String: ServedResponse]) throws {
         server = try LoopbackHTTPServer { request in routes[request.path] ?? .notFound }
+        origin = server.baseURL
     }
 
-    /// A bench whose server is already gone: every request is refused.
+    /// A bench whose requests are all refused: sent to port 1, where nothing listens. (Not the stopped server's
+    /// port: another test's server may be given that port the moment it is free.)
     static func unreachable() throws -> SDKTestBench {
-        let bench = try SDKTestBench([:])
+        var bench = try SDKTestBench([:])
         bench.server.stop()
+        bench.origin = refusedOrigin
         return bench
     }
+
+    /// An origin whose connections are refused: port 1 is below the ephemeral range, so no test's server gets it.
+    static let refusedOrigin = "http://127.0.0.1:1"
 
     var requestedPaths: [String] { server.requests.map(\.path) }
 
     var harness: ExtensionHarness {
-        var harness = ExtensionHarness(hostMapping: MediaHostMapping(origin: URL(string: server.baseURL)!))
+        var harness = ExtensionHarness(hostMapping: MediaHostMapping(origin: URL(string: origin)!))
         harness.profile.timeBudget = budget
         harness.expiryGrace = .milliseconds(500)
         harness.measuresMemory = false
@@ -57,7 +65,7 @@ struct SDKTestBench {
         let runner = HarnessRunner(expiryGrace: .milliseconds(500), memoryMeasurement: .off, changesContent: !changes.isEmpty) {
             BuiltInExtensions.make(sdk, changes: changes) ?? UNNotificationServiceExtension()
         }
-        let emulator = Emulator(profile: profile, extensionRunner: runner, hostMapping: MediaHostMapping(origin: URL(string: server.baseURL)!))
+        let emulator = Emulator(profile: profile, extensionRunner: runner, hostMapping: MediaHostMapping(origin: URL(string: origin)!))
         return await emulator.process(try PushReader.parse(Data(payload.utf8)), input: "payload")
     }
 
