@@ -144,7 +144,8 @@ final class RawHTTPClient {
         return pending
     }
 
-    /// Reads whatever arrives for `duration` (or until the server closes), without failing.
+    /// Reads whatever arrives for `duration` (or until the server closes), without failing. To wait for the close,
+    /// pass `hangGuard`: the read ends as soon as it comes.
     func readFor(_ duration: Duration) -> (bytes: [UInt8], closed: Bool) {
         let deadline = ContinuousClock.now.advanced(by: duration)
         var closed = false
