@@ -41,7 +41,7 @@ struct SDKSampleTests {
         let expected = try #require(try Self.expectations(sdk)[name])
         var profile = DeviceProfile()
         profile.timeBudget = expected.budget
-        let runner = HarnessRunner(memoryMeasurement: .off) { BuiltInExtensions.make(sdk, changes: ContentChanges()) ?? UNNotificationServiceExtension() }
+        let runner = HarnessRunner(expiryGrace: expected.expiryGrace ?? .seconds(1), memoryMeasurement: .off) { BuiltInExtensions.make(sdk, changes: ContentChanges()) ?? UNNotificationServiceExtension() }
         let emulator = Emulator(profile: profile, extensionRunner: runner, hostMapping: MediaHostMapping(origin: URL(string: server.baseURL)!))
 
         let result = await emulator.process(file: Self.root.appendingPathComponent("sdks/\(sdk.rawValue)/\(name)"))

@@ -24,6 +24,8 @@ struct SDKTestBench {
     private(set) var origin: String
     /// iOS's own 30 s unless a test expects the time-out: a starved machine cannot run into it.
     var budget: Duration = .seconds(30)
+    /// iOS's grace after the expiry call; a test that expects a call in it gives one starvation cannot run out.
+    var expiryGrace: Duration = .milliseconds(500)
 
     /// Serves `routes` (path -> response); any other path is a 404.
     init(_ routes: [String: ServedResponse]) throws {
@@ -48,7 +50,7 @@ struct SDKTestBench {
     var harness: ExtensionHarness {
         var harness = ExtensionHarness(hostMapping: MediaHostMapping(origin: URL(string: origin)!))
         harness.profile.timeBudget = budget
-        harness.expiryGrace = .milliseconds(500)
+        harness.expiryGrace = expiryGrace
         harness.measuresMemory = false
         return harness
     }
@@ -62,7 +64,7 @@ struct SDKTestBench {
     func runBuiltIn(_ sdk: PushSDK, changes: ContentChanges = ContentChanges(), _ payload: String) async throws -> ProcessResult {
         var profile = DeviceProfile()
         profile.timeBudget = budget
-        let runner = HarnessRunner(expiryGrace: .milliseconds(500), memoryMeasurement: .off, changesContent: !changes.isEmpty) {
+        let runner = HarnessRunner(expiryGrace: expiryGrace, memoryMeasurement: .off, changesContent: !changes.isEmpty) {
             BuiltInExtensions.make(sdk, changes: changes) ?? UNNotificationServiceExtension()
         }
         let emulator = Emulator(profile: profile, extensionRunner: runner, hostMapping: MediaHostMapping(origin: URL(string: origin)!))
