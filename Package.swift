@@ -105,7 +105,7 @@ let package = Package(
         .testTarget(name: "NSEConcurrencyTests", dependencies: ["NSEConcurrency"]),
         .testTarget(
             name: "NSEKitTests",
-            dependencies: ["NSEKit", "NSEHarness", "NSEMediaServer", "NSEConcurrency", "NSEFuzzTargets", "NSETestSupport", "CNSE", "CImageFixtures", "CCurl"]
+            dependencies: ["NSEKit", "NSEHarness", "NSEMediaServer", "NSEConcurrency", "NSEFuzzTargets", "NSETestSupport", "SDKTestSupport", "CNSE", "CImageFixtures", "CCurl"]
         ),
         .testTarget(name: "NSEMediaServerTests", dependencies: ["NSEMediaServer"]),
         // Runs the built `nse` executable as a user would.

@@ -81,7 +81,7 @@ struct Listener: Sendable {
     let stopRead: Int32
     let stopWrite: Int32
 
-    static func bindLoopback(port: UInt16 = 0) throws(LoopbackHTTPServerError) -> Listener {
+    static func bindLoopback(port: UInt16) throws(LoopbackHTTPServerError) -> Listener {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
         // Child processes (the CLI may run one) must not inherit the server's sockets.
         guard fd >= 0 else { throw LoopbackHTTPServerError(operation: "socket", errno: errno) }

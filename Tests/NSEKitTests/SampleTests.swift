@@ -3,6 +3,7 @@ import NSEMediaServer
 import Testing
 @testable import NSEKit
 import NSEHarness
+import SDKTestSupport
 
 /// Every bundled sample gives the outcome and diagnostics `samples/expected.json` promises, served by the same
 /// loopback media server `nse process --media samples/media` uses.
@@ -14,11 +15,8 @@ struct SampleTests {
         /// `pass`: the phone shows what the sender intended (or the push goes where it should); `fail` otherwise.
         var verdict: Verdict
 
-        /// The budget to run the sample with: 2 s for a sample expected to run out of time, so the suite stays
-        /// quick; iOS's own 30 s for every other, which a starved machine cannot run into.
-        var budget: Duration {
-            codes.contains(.extensionTimeExpired) || codes.contains(.mediaTimeout) ? .seconds(2) : .seconds(30)
-        }
+        /// The budget to run the sample with (`sampleBudget(expecting:)`, the SDK samples' rule too).
+        var budget: Duration { sampleBudget(expecting: codes.map(\.rawValue)) }
     }
 
     static let samples = URL(fileURLWithPath: #filePath)

@@ -12,11 +12,8 @@ public struct SDKSampleExpectation: Decodable, Sendable {
     public var codes: [String]
     public var verdict: Verdict
 
-    /// The budget to run the sample with: 2 s for a sample expected to run out of time, so the suite stays quick;
-    /// iOS's own 30 s for every other, which a starved machine cannot run into.
-    public var budget: Duration {
-        codes.contains(DiagnosticCode.extensionTimeExpired.rawValue) || codes.contains(DiagnosticCode.mediaTimeout.rawValue) ? .seconds(2) : .seconds(30)
-    }
+    /// The budget to run the sample with (`sampleBudget(expecting:)`).
+    public var budget: Duration { sampleBudget(expecting: codes) }
 
     /// The grace after `serviceExtensionTimeWillExpire()` a sample needs, if longer than a test's own: one expected
     /// to call the handler twice makes its second call in the grace (a cancelled download's completion, several
@@ -24,6 +21,13 @@ public struct SDKSampleExpectation: Decodable, Sendable {
     public var expiryGrace: Duration? {
         codes.contains(DiagnosticCode.extensionHandlerCalledTwice.rawValue) ? .seconds(10) : nil
     }
+}
+
+/// The budget to run a bundled sample with, from the codes its expected.json lists: 2 s for a sample expected to run
+/// out of time, so the suite stays quick; iOS's own 30 s for every other, which a starved machine cannot run into.
+public func sampleBudget(expecting codes: [String]) -> Duration {
+    let timeOuts = [DiagnosticCode.extensionTimeExpired, .mediaTimeout].map(\.rawValue)
+    return codes.contains(where: timeOuts.contains) ? .seconds(2) : .seconds(30)
 }
 
 /// The bundled SDK samples and a loopback server for their media, shared by every SDK's tests.
