@@ -59,7 +59,7 @@ public struct HarnessRunner: ExtensionRunner {
             identifier: UUID().uuidString, content: UNNotificationContent(state.original, environment: environment),
             trigger: UNPushNotificationTrigger())
         let handler = ContentHandlerRecorder()
-        handler.dataStore = AttachmentDataStore(folder: context.workDirectory.appendingPathComponent(ExtensionContext.attachmentStoreName))
+        handler.dataStore = AttachmentDataStore(folder: context.workDirectory.appending(path: ExtensionContext.attachmentStoreName))
         // A crash (an SDK stand-in reaching code that raises on a device) ends the wait at once.
         environment.onCrash { handler.noteCrash() }
         // Made with the run current, so a session the extension makes in its initializer belongs to the run.
@@ -162,7 +162,7 @@ public struct HarnessRunner: ExtensionRunner {
         let container = environment.containerDirectory
         do {
             for name in try FileManager.default.contentsOfDirectory(atPath: seed.path) {
-                try FileManager.default.copyItem(at: seed.appendingPathComponent(name), to: container.appendingPathComponent(name))
+                try FileManager.default.copyItem(at: seed.appending(path: name), to: container.appending(path: name))
             }
         } catch {
             diagnostics.append(.warning(.extensionContainerSeed, "The container seed \(seed.path) could not be copied into the run's container: \(error.localizedDescription). The extension starts with an empty container."))
@@ -310,7 +310,7 @@ struct AttachmentDataStore: Sendable {
         content.fields.attachments = content.fields.attachments.enumerated().map { index, attachment in
             var staged = attachment.staged
             // One folder per attachment keeps the file's own name, which the report shows.
-            let destination = folder.appendingPathComponent("\(index)").appendingPathComponent(staged.localFile.lastPathComponent)
+            let destination = folder.appending(path: "\(index)").appending(path: staged.localFile.lastPathComponent)
             do {
                 try FileManager.default.createDirectory(at: destination.deletingLastPathComponent(), withIntermediateDirectories: true)
                 do {

@@ -96,6 +96,12 @@ struct BatchCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
+        guard let workerJournal else {
+            // The batch runs in a supervised worker, which also reports what is wrong with the folders named.
+            let status = BatchSupervisor.run(arguments: Array(CommandLine.arguments.dropFirst()))
+            if status != 0 { throw ExitCode(status) }
+            return
+        }
         var outDirectory = out.map { URL(fileURLWithPath: $0) }
         var inputs: [BatchInput]
         do {
@@ -106,20 +112,16 @@ struct BatchCommand: AsyncParsableCommand {
         guard !inputs.isEmpty else {
             throw Self.usageError("No .json or .apns files under \(paths.joined(separator: ", ")).")
         }
-        guard let workerJournal else {
-            // Usage errors are found above, in this process; the batch itself runs in a supervised worker.
-            let status = BatchSupervisor.run(arguments: Array(CommandLine.arguments.dropFirst()), inputs: inputs)
-            if status != 0 { throw ExitCode(status) }
-            return
-        }
         for crash in workerCrashed {
             let fields = crash.split(separator: ":", maxSplits: 1)
             guard fields.count == 2, let index = Int(fields[0]), inputs.indices.contains(index) else { continue }
             inputs[index].crashedWith = String(fields[1])
         }
         var indexes = Array(inputs.indices)
-        if let workerOnly, inputs.indices.contains(workerOnly) {
-            // A suspect re-run alone: whether it crashes is the answer, so no results are written.
+        if let workerOnly {
+            // A suspect re-run alone: whether it crashes is the answer, so no results are written. An index the
+            // folders no longer have (files removed since) names nothing to re-run.
+            guard inputs.indices.contains(workerOnly) else { return }
             indexes = [workerOnly]
             inputs = [inputs[workerOnly]]
             outDirectory = nil
@@ -139,7 +141,7 @@ struct BatchCommand: AsyncParsableCommand {
         emulator.platform = platform
         var runner = BatchRunner(emulator: emulator, jobs: jobs, outDirectory: outDirectory)
         runner.strict = report.strict
-        runner.onStart = { [indexes] in journal.started(indexes[$0]) }
+        runner.onStart = { [indexes, inputs] in journal.started(indexes[$0], path: inputs[$0].displayPath) }
         // A suspect re-run alone (--worker-only) writes no report: only whether it crashes matters.
         let html: HTMLReportWriter?
         do {

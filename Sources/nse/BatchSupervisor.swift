@@ -10,11 +10,12 @@ import NSEKit
 /// the kernel's OOM killer), the pushes it had started and not finished are the suspects: each is re-run alone
 /// until the one that crashes is found, and the batch runs again with that push reported as `internal.crash`
 /// instead of processed. Results, report.json and JUnit then cover every push, as if nothing had happened.
-/// With no crash, the cost is one process start and two small writes per push.
+/// With no crash, the cost is one process start and two small writes per push: the supervisor starts the worker
+/// as soon as its arguments are parsed and leaves everything else to it (finding the pushes, reporting an
+/// unusable folder), so a batch's first download is not held back by work done twice.
 enum BatchSupervisor {
     /// Runs the worker to the end and returns the exit status `nse batch` should have.
-    /// - Parameter inputs: the pushes as the worker will discover them, in the same order (for naming suspects).
-    static func run(arguments: [String], inputs: [BatchInput]) -> Int32 {
+    static func run(arguments: [String]) -> Int32 {
         let journal = FileManager.default.temporaryDirectory.appendingPathComponent("nse-journal-\(getpid())-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: journal) }
         let relay = SignalRelay()
@@ -28,26 +29,26 @@ enum BatchSupervisor {
             guard case .signal(let number) = ending, number != SIGINT, number != SIGTERM else {
                 return ending.status
             }
-            let suspects = CrashJournal.unfinished(in: journal).filter { crashed[$0] == nil && inputs.indices.contains($0) }
+            let suspects = CrashJournal.unfinished(in: journal).filter { crashed[$0.index] == nil }
             guard !suspects.isEmpty else {
                 say("nse: the batch crashed (\(signalName(number))) outside the work on any one push; the results saved so far stay.")
                 return 128 + number
             }
-            let names = suspects.map { inputs[$0].displayPath }.joined(separator: ", ")
+            let names = suspects.map(\.path).joined(separator: ", ")
             say("nse: the batch crashed (\(signalName(number))) while processing \(names); finding the push that causes it.")
             // Each suspect alone, all at once, without results: only whether it crashes matters here.
-            let alone = runWorkers(suspects.map { arguments + ["--worker-journal", "/dev/null", "--worker-only", String($0), "--jobs", "1"] }, relay: relay)
+            let alone = runWorkers(suspects.map { arguments + ["--worker-journal", "/dev/null", "--worker-only", String($0.index), "--jobs", "1"] }, relay: relay)
             var found = false
             for (suspect, ending) in zip(suspects, alone) {
                 if case .signal(let again) = ending, again != SIGINT, again != SIGTERM {
-                    crashed[suspect] = signalName(again)
+                    crashed[suspect.index] = signalName(again)
                     found = true
-                    say("nse: \(inputs[suspect].displayPath) crashes nse (\(signalName(again))): reported as internal.crash; running the batch again without it.")
+                    say("nse: \(suspect.path) crashes nse (\(signalName(again))): reported as internal.crash; running the batch again without it.")
                 }
             }
             if !found {
                 // Nothing crashes alone (pushes that crash only together): none of them can be trusted to run.
-                for suspect in suspects { crashed[suspect] = signalName(number) }
+                for suspect in suspects { crashed[suspect.index] = signalName(number) }
                 say("nse: no push crashes alone; reporting \(names) as internal.crash and running the batch again without them.")
             }
         }

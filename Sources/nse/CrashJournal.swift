@@ -2,7 +2,9 @@ import Foundation
 import NSEKit
 
 /// What a batch worker was doing, written as it happens so that it survives the worker's crash: a line
-/// `S <index>` when a push starts and `D <index>` when its result is saved (indexes into the discovered inputs).
+/// `S <index> <path>` when a push starts and `D <index>` when its result is saved (indexes into the worker's
+/// discovered inputs; the path as results show it, with `\` and line breaks escaped). The supervisor learns the
+/// suspects' names from it, so it never has to discover the inputs itself.
 ///
 /// Each line is one write(2) to a file opened with O_APPEND: the kernel has it as soon as the call returns, so a
 /// trap or a SIGKILL the next instant loses nothing already written.
@@ -18,8 +20,16 @@ final class CrashJournal: Sendable {
         close(descriptor)
     }
 
-    func started(_ index: Int) {
-        append("S \(index)\n")
+    func started(_ index: Int, path: String) {
+        var escaped = String.UnicodeScalarView()
+        for scalar in path.unicodeScalars {
+            switch scalar {
+            case "\\": escaped.append(contentsOf: #"\\"#.unicodeScalars)
+            case "\n": escaped.append(contentsOf: #"\n"#.unicodeScalars)
+            default: escaped.append(scalar)
+            }
+        }
+        append("S \(index) \(String(escaped))\n")
     }
 
     func finished(_ index: Int) {
@@ -32,20 +42,43 @@ final class CrashJournal: Sendable {
         _ = bytes.withUnsafeMutableBytes { write(descriptor, $0.baseAddress, $0.count) }
     }
 
-    /// The pushes that started and never finished, in the order they started: the suspects of a crash.
-    static func unfinished(in file: URL) -> [Int] {
+    /// A push that started and never finished: a suspect of a crash.
+    struct Suspect: Equatable {
+        var index: Int
+        var path: String
+    }
+
+    /// The pushes that started and never finished, in the order they started.
+    static func unfinished(in file: URL) -> [Suspect] {
         guard let text = try? String(contentsOf: file, encoding: .utf8) else { return [] }
-        var order: [Int] = []
+        var order: [Suspect] = []
         var open = Set<Int>()
-        for line in text.split(separator: "\n") {
-            let fields = line.split(separator: " ")
-            guard fields.count == 2, let index = Int(fields[1]) else { continue }
-            if fields[0] == "S", open.insert(index).inserted {
-                order.append(index)
-            } else if fields[0] == "D" {
+        for line in text.unicodeScalars.split(separator: "\n") {
+            let fields = line.split(separator: " ", maxSplits: 2, omittingEmptySubsequences: false)
+            guard fields.count >= 2, let index = Int(String(fields[1])) else { continue }
+            let kind = String(fields[0])
+            if kind == "S", fields.count == 3, open.insert(index).inserted {
+                order.append(Suspect(index: index, path: unescape(fields[2])))
+            } else if kind == "D" {
                 open.remove(index)
             }
         }
-        return order.filter(open.contains)
+        return order.filter { open.contains($0.index) }
+    }
+
+    private static func unescape(_ text: Substring.UnicodeScalarView) -> String {
+        var result = String.UnicodeScalarView()
+        var escaping = false
+        for scalar in text {
+            if escaping {
+                result.append(scalar == "n" ? "\n" : scalar)
+                escaping = false
+            } else if scalar == "\\" {
+                escaping = true
+            } else {
+                result.append(scalar)
+            }
+        }
+        return String(result)
     }
 }

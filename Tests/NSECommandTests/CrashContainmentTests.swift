@@ -65,11 +65,14 @@ struct CrashContainmentTests {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("nse-crash-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: folder) }
         let inputs = folder.appendingPathComponent("in"), out = folder.appendingPathComponent("out")
-        try writePushes(["a", "b", "c", "d", "e"], image: { $0 == "c" ? server.baseURL + "/poison.jpg" : server.baseURL + "/\($0).jpg" }, into: inputs)
+        // The poisoned push's name has a space, a backslash and a line break: the supervisor learns the suspects'
+        // names from the worker's journal, one line per event, and must name it exactly.
+        let poisoned = "c \\ n\nx"
+        try writePushes(["a", "b", poisoned, "d", "e"], image: { $0 == poisoned ? server.baseURL + "/poison.jpg" : server.baseURL + "/\($0).jpg" }, into: inputs)
 
         let run = try await runNSE(["batch", inputs.path, "--allow-http", "--jobs", "2", "--time-budget", "60", "--out", out.path, "--junit", folder.appendingPathComponent("junit.xml").path]) { supervisor in
             // First the batch, then the poisoned push re-run alone: each crashes while it waits on the download.
-            // The batch's worker first; then, among the suspects re-run side by side, the one re-running c.json
+            // The batch's worker first; then, among the suspects re-run side by side, the one re-running the poisoned push
             // (the third input, index 2): the others must finish and be found innocent.
             let isBatch: ([String]) -> Bool = { !$0.contains("--worker-only") }
             let isPoisonAlone: ([String]) -> Bool = { arguments in
@@ -85,7 +88,7 @@ struct CrashContainmentTests {
 
         #expect(run.status == 2, "a push nse could not check: \(run.stderr)")
         #expect(run.stderr.contains("crashed (SIGKILL, perhaps the kernel's out-of-memory killer) while processing"), "\(run.stderr)")
-        #expect(run.stderr.contains("c.json crashes nse (SIGKILL"))
+        #expect(run.stderr.contains("/\(poisoned).json crashes nse (SIGKILL"), "\(run.stderr)")
         let report = try JSONSerialization.jsonObject(with: Data(contentsOf: out.appendingPathComponent("report.json"))) as? [String: Any]
         let results = report?["results"] as? [[String: Any]] ?? []
         #expect(results.count == 5)

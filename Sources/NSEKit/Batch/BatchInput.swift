@@ -53,15 +53,17 @@ public enum BatchInputDiscovery {
             guard stat(path, &info) == 0 else {
                 throw BatchInputError(description: "\(path): \(String(cString: strerror(errno))). Name folders or push files that exist.")
             }
-            let root = URL(fileURLWithPath: path)
-            if (info.st_mode & S_IFMT) == S_IFDIR {
+            let isFolder = (info.st_mode & S_IFMT) == S_IFDIR
+            let root = URL(fileURLWithPath: path, isDirectory: isFolder)
+            if isFolder {
                 // With several folders, each keeps its own name in the output so their files cannot collide.
                 let prefix = directoryRoots > 1 ? root.standardizedFileURL.lastPathComponent : ""
-                var found: [BatchInput] = []
-                walk(root, relative: "", prefix: prefix, excluded: excluded, into: &found)
-                found.sort { Array($0.outputPath.utf8).lexicographicallyPrecedes(Array($1.outputPath.utf8)) }
-                for input in found where seen.insert(realPath(input.file.path) ?? input.file.path).inserted {
-                    inputs.append(input)
+                var found: [Found] = []
+                let resolvedRoot = realPath(path) ?? path
+                walk(root, resolved: resolvedRoot, relative: "", prefix: prefix, excluded: excluded, into: &found)
+                found.sort { Array($0.input.outputPath.utf8).lexicographicallyPrecedes(Array($1.input.outputPath.utf8)) }
+                for entry in found where seen.insert(entry.identity).inserted {
+                    inputs.append(entry.input)
                 }
             } else if (info.st_mode & S_IFMT) == S_IFREG {
                 if seen.insert(realPath(path) ?? path).inserted {
@@ -80,53 +82,79 @@ public enum BatchInputDiscovery {
         return inputs
     }
 
-    private static func walk(_ folder: URL, relative: String, prefix: String, excluded: Set<String>, into found: inout [BatchInput]) {
-        if let resolved = realPath(folder.path), excluded.contains(resolved) { return }
+    /// A discovered input and the path that identifies its file (symbolic links resolved), so a file reached
+    /// twice is processed once.
+    private struct Found {
+        var input: BatchInput
+        var identity: String
+    }
+
+    /// Walks `folder`, whose path with every symbolic link resolved is `resolved`. The walk never enters a link to
+    /// a folder, so a regular file's resolved path is `resolved` plus its name: only links cost a `realpath(3)`,
+    /// and each entry costs one `lstat(2)` (a large batch's discovery is on its critical path twice: in the
+    /// supervisor's worker and, after a crash, in the supervisor).
+    private static func walk(_ folder: URL, resolved: String, relative: String, prefix: String, excluded: Set<String>, into found: inout [Found]) {
+        if excluded.contains(resolved) { return }
         let entries: [DirectoryEntry]
         do {
             entries = try listRaw(folder)
         } catch {
             let path = join(prefix, relative)
-            found.append(BatchInput(file: folder, outputPath: path.isEmpty ? folder.standardizedFileURL.lastPathComponent : path, listingError: error.description))
+            found.append(Found(
+                input: BatchInput(file: folder, outputPath: path.isEmpty ? folder.standardizedFileURL.lastPathComponent : path, listingError: error.description),
+                identity: resolved))
             return
         }
+        let folderPath = folder.path
         for entry in entries where !entry.display.hasPrefix(".") {
             let path = relative.isEmpty ? entry.display : relative + "/" + entry.display
-            let url = folder.appendingPathComponent(entry.display)
+            let entryPath = folderPath.hasSuffix("/") ? folderPath + entry.display : folderPath + "/" + entry.display
+            let resolvedPath = resolved.hasSuffix("/") ? resolved + entry.display : resolved + "/" + entry.display
             guard let name = entry.name else {
                 // Foundation cannot even name such a file; it is reported, not silently passed over.
                 if isPushFileName(entry.display) {
-                    found.append(BatchInput(file: url, outputPath: join(prefix, path), unreadableReason: "the file name is not valid UTF-8 (shown with \\x escapes), so nse cannot name its result. Rename the file"))
+                    let url = folder.appendingPathComponent(entry.display, isDirectory: false)
+                    found.append(Found(
+                        input: BatchInput(file: url, outputPath: join(prefix, path), unreadableReason: "the file name is not valid UTF-8 (shown with \\x escapes), so nse cannot name its result. Rename the file"),
+                        identity: resolvedPath))
                 }
                 continue
             }
             var link = stat()
-            guard lstat(url.path, &link) == 0 else { continue }
-            switch link.st_mode & S_IFMT {
-            case S_IFDIR:
-                walk(url, relative: path, prefix: prefix, excluded: excluded, into: &found)
-            case S_IFREG, S_IFLNK:
-                guard isPushFileName(name) else { continue }
+            guard lstat(entryPath, &link) == 0 else { continue }
+            let kind = link.st_mode & S_IFMT
+            if kind == S_IFDIR {
+                walk(folder.appendingPathComponent(entry.display, isDirectory: true), resolved: resolvedPath, relative: path, prefix: prefix, excluded: excluded, into: &found)
+                continue
+            }
+            guard isPushFileName(name) else { continue }
+            let url = folder.appendingPathComponent(entry.display, isDirectory: false)
+            let output = join(prefix, path)
+            switch kind {
+            case S_IFREG:
+                found.append(Found(input: BatchInput(file: url, outputPath: output), identity: resolvedPath))
+            case S_IFLNK:
                 var target = stat()
-                if stat(url.path, &target) != 0 {
-                    found.append(BatchInput(file: url, outputPath: join(prefix, path), unreadableReason: "it is a symbolic link to \(linkTarget(url)), which does not exist"))
+                if stat(entryPath, &target) != 0 {
+                    found.append(Found(input: BatchInput(file: url, outputPath: output, unreadableReason: "it is a symbolic link to \(linkTarget(url)), which does not exist"), identity: resolvedPath))
                 } else if (target.st_mode & S_IFMT) == S_IFDIR {
                     continue  // A link to a folder could loop: documented as skipped.
                 } else if (target.st_mode & S_IFMT) != S_IFREG {
-                    found.append(BatchInput(file: url, outputPath: join(prefix, path), unreadableReason: "it is not a regular file (a FIFO, socket or device), which nse does not read: it could block the batch"))
+                    found.append(Found(input: BatchInput(file: url, outputPath: output, unreadableReason: "it is not a regular file (a FIFO, socket or device), which nse does not read: it could block the batch"), identity: realPath(entryPath) ?? resolvedPath))
                 } else {
-                    found.append(BatchInput(file: url, outputPath: join(prefix, path)))
+                    found.append(Found(input: BatchInput(file: url, outputPath: output), identity: realPath(entryPath) ?? resolvedPath))
                 }
             default:
-                if isPushFileName(name) {
-                    found.append(BatchInput(file: url, outputPath: join(prefix, path), unreadableReason: "it is not a regular file (a FIFO, socket or device), which nse does not read: it could block the batch"))
-                }
+                found.append(Found(input: BatchInput(file: url, outputPath: output, unreadableReason: "it is not a regular file (a FIFO, socket or device), which nse does not read: it could block the batch"), identity: resolvedPath))
             }
         }
     }
 
+    /// Whether the name ends in `.json` or `.apns` (any case) after a stem: read from the name alone, since
+    /// `URL(fileURLWithPath:)` would look the name up on disk.
     private static func isPushFileName(_ name: String) -> Bool {
-        fileExtensions.contains(URL(fileURLWithPath: name).pathExtension.lowercased())
+        guard let dot = name.lastIndex(of: "."), dot != name.startIndex else { return false }
+        return fileExtensions.contains(name[name.index(after: dot)...].lowercased())
     }
 
     private static func linkTarget(_ url: URL) -> String {

@@ -6,7 +6,7 @@ import Foundation
 /// ten thousand pushes than for ten. The file appears complete or not at all (temporary file, then rename).
 enum BatchReportFile {
     static func write(summary: BatchSummary, spans: [Range<UInt64>?], from workspace: ResultWorkspace, to file: URL) throws {
-        let temporary = workspace.root.appendingPathComponent("report.json")
+        let temporary = workspace.root.appending(path: "report.json")
         guard FileManager.default.createFile(atPath: temporary.path, contents: nil) else {
             throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: temporary.path])
         }

@@ -97,7 +97,7 @@ public struct BatchRunner: Sendable {
         summary.peakMemoryBytes = PeakMemory.bytes()
         var report = BatchReport(inputs: inputs, entries: entries, summary: summary)
         if let outDirectory {
-            let file = outDirectory.appendingPathComponent("report.json")
+            let file = outDirectory.appending(path: "report.json")
             do {
                 try BatchReportFile.write(summary: summary, spans: spans, from: workspace, to: file)
                 report.reportFile = file
@@ -142,7 +142,7 @@ public struct BatchRunner: Sendable {
 
         var span: Range<UInt64>?
         if let outDirectory, let staging {
-            let destination = outDirectory.appendingPathComponent(input.outputPath)
+            let destination = outDirectory.appending(path: input.outputPath)
             do {
                 span = try workspace.spoolResult(workspace.publish(&result, staged: staging, to: destination))
             } catch {

@@ -88,7 +88,7 @@ public final class SharedMediaCache: Sendable {
     ) {
         let key = DownloadKey(url: url.absoluteString, profile: fetcher.profile, hostMapping: fetcher.hostMapping)
         downloads.value(for: key, keep: Self.isShareable) { [self] finish in
-            let file = directory.appendingPathComponent("media-\(nextFile.add(1, ordering: .relaxed).newValue)")
+            let file = directory.appending(path: "media-\(nextFile.add(1, ordering: .relaxed).newValue)")
             fetcher.fetch(url, to: file, deadline: deadline, cancellations: cancellations, sizeLimit: sizeLimit) { result in
                 if case .failure = result { try? FileManager.default.removeItem(at: file) }
                 finish(result)

@@ -37,7 +37,7 @@ public struct FirebaseImageHelper: Sendable {
         guard let url = Self.imageURL(request, state: &state, context: context) else {
             return completion(Outcome(state: state, timedOut: false))
         }
-        let download = context.workDirectory.appendingPathComponent("download")
+        let download = context.workDirectory.appending(path: "download")
         let profile = context.profile
         let downloadStarted = ContinuousClock.now
         let before = state
@@ -136,7 +136,7 @@ public struct FirebaseImageHelper: Sendable {
         let format = MediaFormat.sniff(fetched.prefix)
         let suggestedName = fetched.head.suggestedFilename(profile: profile)
         let fileExtension = Self.fileExtension(for: fetched.head, profile: profile)
-        let named = context.workDirectory.appendingPathComponent("attachment" + (fileExtension.isEmpty ? "" : "." + fileExtension))
+        let named = context.workDirectory.appending(path: "attachment" + (fileExtension.isEmpty ? "" : "." + fileExtension))
         do {
             try FileManager.default.moveItem(at: fetched.file, to: named)
         } catch {

@@ -12,9 +12,9 @@ public final class ResultWorkspace: Sendable {
     let root: URL
     /// The pushes' working folders, under `work`, reused from push to push.
     let workFolders: WorkFolderPool
-    var cache: URL { root.appendingPathComponent("cache") }
-    private var stage: URL { root.appendingPathComponent("stage") }
-    private var trash: URL { root.appendingPathComponent("trash") }
+    var cache: URL { root.appending(path: "cache") }
+    private var stage: URL { root.appending(path: "stage") }
+    private var trash: URL { root.appending(path: "trash") }
     private let spool: ResultSpool?
     private let nextName = Atomic(0)
 
@@ -27,16 +27,16 @@ public final class ResultWorkspace: Sendable {
             throw OutputFolderError(folder: parent)
         }
         Self.removeAbandoned(in: parent)
-        root = parent.appendingPathComponent("\(Self.prefix)\(getpid())-\(UUID().uuidString)")
+        root = parent.appending(path: "\(Self.prefix)\(getpid())-\(UUID().uuidString)")
         do {
-            for folder in [root.appendingPathComponent("work"), root.appendingPathComponent("stage"), root.appendingPathComponent("trash")] {
+            for folder in [root.appending(path: "work"), root.appending(path: "stage"), root.appending(path: "trash")] {
                 try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
             }
         } catch {
             throw OutputFolderError(folder: parent)
         }
-        spool = outDirectory == nil ? nil : try ResultSpool(file: root.appendingPathComponent("results.spool"))
-        workFolders = WorkFolderPool(root: root.appendingPathComponent("work"))
+        spool = outDirectory == nil ? nil : try ResultSpool(file: root.appending(path: "results.spool"))
+        workFolders = WorkFolderPool(root: root.appending(path: "work"))
     }
 
     /// Removes the workspaces of batches that were killed (SIGKILL, a crash) before they could clean up:
@@ -47,13 +47,13 @@ public final class ResultWorkspace: Sendable {
             let fields = name.dropFirst(prefix.count).split(separator: "-", maxSplits: 1)
             guard let pid = fields.first.flatMap({ pid_t($0) }), pid > 0, pid != getpid(),
                   kill(pid, 0) != 0, errno == ESRCH else { continue }
-            try? FileManager.default.removeItem(at: parent.appendingPathComponent(name))
+            try? FileManager.default.removeItem(at: parent.appending(path: name))
         }
     }
 
     /// A fresh folder for one push's result, to be committed or discarded.
     public func stagingFolder(for index: Int) -> URL {
-        stage.appendingPathComponent(String(index))
+        stage.appending(path: String(index))
     }
 
     /// Saves `result` (whose attachments were saved into `staged`) as `destination/content.json` beside them,
@@ -62,7 +62,7 @@ public final class ResultWorkspace: Sendable {
         result.relocateAttachments(to: destination)
         let json = JSONResultRenderer().encode(result)
         try FileManager.default.createDirectory(at: staged, withIntermediateDirectories: true)
-        try Self.write(json, to: staged.appendingPathComponent("content.json"))
+        try Self.write(json, to: staged.appending(path: "content.json"))
         try commit(staged, to: destination)
         return json
     }
@@ -75,7 +75,7 @@ public final class ResultWorkspace: Sendable {
         try FileManager.default.createDirectory(at: destination.deletingLastPathComponent(), withIntermediateDirectories: true)
         if rename(staged.path, destination.path) == 0 { return }
         guard [EEXIST, ENOTEMPTY, ENOTDIR, EISDIR].contains(errno) else { throw Self.posixError(destination) }
-        let aside = trash.appendingPathComponent(String(nextName.add(1, ordering: .relaxed).newValue))
+        let aside = trash.appending(path: String(nextName.add(1, ordering: .relaxed).newValue))
         guard rename(destination.path, aside.path) == 0 else { throw Self.posixError(destination) }
         guard rename(staged.path, destination.path) == 0 else {
             let error = Self.posixError(destination)
@@ -187,7 +187,7 @@ extension ProcessResult {
         guard var content, content.attachments.contains(where: { $0.file != nil }) else { return }
         for index in content.attachments.indices {
             guard let file = content.attachments[index].file else { continue }
-            content.attachments[index].file = folder.appendingPathComponent(URL(fileURLWithPath: file).lastPathComponent).relativePath
+            content.attachments[index].file = folder.appending(path: URL(fileURLWithPath: file).lastPathComponent).relativePath
         }
         self.content = content
     }
