@@ -140,16 +140,7 @@ public struct BatchRunner: Sendable {
         // A result finished after Ctrl-C may hold a transfer cut short: only complete results are kept.
         guard !Task.isCancelled else { return nil }
 
-        var span: Range<UInt64>?
-        if let outDirectory, let staging {
-            let destination = outDirectory.appending(path: input.outputPath)
-            do {
-                span = try workspace.spoolResult(workspace.publish(&result, staged: staging, to: destination))
-            } catch {
-                result.diagnostics.append(.warning(.mediaNotSaved, "The result could not be saved to \(destination.path): \(error.localizedDescription). The verdict is unaffected."))
-                span = try? workspace.spoolResult(JSONResultRenderer().encode(result))
-            }
-        }
+        let span = save(&result, of: input, staged: staging, workspace: workspace)
         if let onResult {
             let push = CompletedPush(index: index, staged: result, kept: outDirectory != nil)
             await onResult(push)
@@ -158,7 +149,23 @@ public struct BatchRunner: Sendable {
         return Processed(entry: BatchEntry(result, outputPath: input.outputPath, strict: strict), span: span)
     }
 
+    /// Publishes the result into the output folder and spools it for report.json: where in the spool it is.
+    /// Out of line, like `refusal(of:)`: what an async function keeps on its frame, every push waiting on the
+    /// network holds (see docs/performance.md).
+    @inline(never)
+    private func save(_ result: inout ProcessResult, of input: BatchInput, staged: URL?, workspace: ResultWorkspace) -> Range<UInt64>? {
+        guard let outDirectory, let staged else { return nil }
+        let destination = outDirectory.appending(path: input.outputPath)
+        do {
+            return try workspace.spoolResult(workspace.publish(&result, staged: staged, to: destination))
+        } catch {
+            result.diagnostics.append(.warning(.mediaNotSaved, "The result could not be saved to \(destination.path): \(error.localizedDescription). The verdict is unaffected."))
+            return try? workspace.spoolResult(JSONResultRenderer().encode(result))
+        }
+    }
+
     /// A result for an input the emulator cannot be handed: a folder that could not be listed, a file not read.
+    @inline(never)
     private func refusal(of input: BatchInput) -> ProcessResult? {
         let path = input.displayPath
         if let listingError = input.listingError {
