@@ -212,7 +212,7 @@ package final class ExtensionEnvironment: @unchecked Sendable {
 
     /// A file one of the extension's APIs created, wrote, moved, removed or attached, now.
     package func noteFile(_ url: URL, _ action: ExtensionFile.Action, by api: String) {
-        let size = (try? FileManager.default.attributesOfItem(atPath: url.path)[.size] as? NSNumber)?.intValue
+        let size = FileSize.of(url)
         let entry = ExtensionFile(milliseconds: milliseconds(), path: url.path, action: action, bytes: action == .removed ? nil : size, by: api)
         lock.withLock { _ in
             guard observed.files.count < Self.activityLimit else { return }

@@ -164,7 +164,7 @@ open class URLSessionDownloadTask: URLSessionTask, @unchecked Sendable {
             complete(response: nil, error: error, bytes: 0)
             if let completion { completion(nil, nil, error) } else { session.taskDidComplete(self, error: error) }
         case .response(let response, _, _):
-            let bytes = (try? FileManager.default.attributesOfItem(atPath: file.path)[.size] as? NSNumber)?.intValue ?? 0
+            let bytes = FileSize.of(file) ?? 0
             complete(response: response, error: nil, bytes: bytes)
             environment.noteFile(file, .written, by: api)
             if let completion {

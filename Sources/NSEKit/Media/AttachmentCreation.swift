@@ -51,7 +51,7 @@ public enum AttachmentCreation {
         typeHint: String? = nil,
         profile: DeviceProfile
     ) throws(AttachmentCreationError) -> (Attachment, AttachmentType) {
-        guard let size = (try? FileManager.default.attributesOfItem(atPath: file.path))?[.size] as? Int else {
+        guard let size = FileSize.of(file) else {
             throw .invalidURL
         }
         let fileExtension = file.pathExtension

@@ -47,14 +47,14 @@ final class WorkFolderPool: Sendable {
     static func empty(_ folder: URL) -> Bool {
         guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder.path) else { return false }
         return names.allSatisfy { name in
-            let entry = folder.appendingPathComponent(name)
+            let entry = folder.appending(path: name)
             if name == ExtensionContext.attachmentStoreName, isFolder(entry) {
                 guard let stores = try? FileManager.default.contentsOfDirectory(atPath: entry.path) else { return false }
                 return stores.allSatisfy { store in
-                    let storeFolder = entry.appendingPathComponent(store)
+                    let storeFolder = entry.appending(path: store)
                     guard isFolder(storeFolder) else { return remove(storeFolder) }
                     let files = (try? FileManager.default.contentsOfDirectory(atPath: storeFolder.path)) ?? []
-                    return files.allSatisfy { remove(storeFolder.appendingPathComponent($0)) }
+                    return files.allSatisfy { remove(storeFolder.appending(path: $0)) }
                 }
             }
             return remove(entry)
@@ -67,7 +67,9 @@ final class WorkFolderPool: Sendable {
         return lstat(url.path, &status) == 0 && status.st_mode & S_IFMT == S_IFDIR
     }
 
+    /// A file (or link) by unlink(2) alone; a folder, which unlink refuses, with everything in it.
     private static func remove(_ url: URL) -> Bool {
-        (try? FileManager.default.removeItem(at: url)) != nil
+        if unlink(url.path) == 0 || errno == ENOENT { return true }
+        return (try? FileManager.default.removeItem(at: url)) != nil
     }
 }
