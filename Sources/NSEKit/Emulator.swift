@@ -53,8 +53,7 @@ public struct Emulator: Sendable {
         await ConcurrentRuns.shared.enter(exclusive: exclusive)
         defer { ConcurrentRuns.shared.leave(exclusive: exclusive) }
         let started = ContinuousClock.now
-        let checks = PushChecks.run(push, options: CheckOptions(
-            platform: platform, profile: profile, changesContent: extensionRunner.changesContent, forecastsMedia: false))
+        let checks = check(push)
         var result = ProcessResult(
             input: input, inputKind: push.kind, extensionInvoked: false, outcome: .rejected, imageShown: false,
             content: nil, diagnostics: checks.diagnostics, timings: ["lint": started.duration(to: .now).milliseconds])
@@ -71,6 +70,13 @@ public struct Emulator: Sendable {
         }
         result.timings["total"] = started.duration(to: .now).milliseconds
         return result
+    }
+
+    /// The delivery checks, out of line like the steps around the extension's run (below).
+    @inline(never)
+    private func check(_ push: ReceivedPush) -> CheckReport {
+        PushChecks.run(push, options: CheckOptions(
+            platform: platform, profile: profile, changesContent: extensionRunner.changesContent, forecastsMedia: false))
     }
 
     private func verifyAndroid(_ push: ReceivedPush, refused: Bool) async -> AndroidResult {
@@ -105,37 +111,58 @@ public struct Emulator: Sendable {
     }
 
     private func runExtension(original: NotificationContent, into result: inout ProcessResult, attachmentDirectory: URL?) async {
-        let workDirectory = workFolder ?? FileManager.default.temporaryDirectory.appendingPathComponent("nse-\(UUID().uuidString)")
-        defer { if workFolder == nil { try? FileManager.default.removeItem(at: workDirectory) } }
-        if workFolder == nil {
-            do {
-                try FileManager.default.createDirectory(at: workDirectory, withIntermediateDirectories: true)
-            } catch {
-                result.diagnostics.append(.error(.mediaNotSaved, "Cannot create a working folder in \(FileManager.default.temporaryDirectory.path): \(error.localizedDescription)."))
-            }
-        }
-        let context = ExtensionContext(
-            profile: profile, deadline: .now + profile.timeBudget,
-            fetcher: fetcher, workDirectory: workDirectory)
-
+        let context = extensionContext(diagnostics: &result.diagnostics)
+        defer { if workFolder == nil { try? FileManager.default.removeItem(at: context.workDirectory) } }
         var state = ExtensionState(original: original)
         let started = ContinuousClock.now
         let delivery = await extensionRunner.run(&state, context: context)
-        result.timings["extension"] = started.duration(to: .now).milliseconds
-        for (part, milliseconds) in state.timings { result.timings["extension.\(part)"] = milliseconds }
-        result.diagnostics += state.diagnostics
-        result.extensionMemoryBytes = state.memoryPeakBytes
-        result.extensionActivity = state.activity.isEmpty ? nil : state.activity
-        result.helper = state.helper
-
+        Self.record(state, ranFor: started.duration(to: .now), into: &result)
         guard delivery != .neverDelivered else {
             result.outcome = .original
             result.content = original
             return
         }
-        var content = state.bestAttemptContent
         let validationStarted = ContinuousClock.now
         let validation = await validate(state.stagedAttachments)
+        deliver(state, delivery, validation: validation, since: validationStarted, into: &result, attachmentDirectory: attachmentDirectory)
+    }
+
+    // The steps around the extension's run are out of line on purpose: what an async function holds on its
+    // frame, every push waiting on the network holds (docs/performance.md).
+
+    /// The extension's context, its time budget starting now, in the run's working folder (a new one when the
+    /// emulator was given none).
+    @inline(never)
+    private func extensionContext(diagnostics: inout [Diagnostic]) -> ExtensionContext {
+        let workDirectory = workFolder ?? FileManager.default.temporaryDirectory.appendingPathComponent("nse-\(UUID().uuidString)")
+        if workFolder == nil {
+            do {
+                try FileManager.default.createDirectory(at: workDirectory, withIntermediateDirectories: true)
+            } catch {
+                diagnostics.append(.error(.mediaNotSaved, "Cannot create a working folder in \(FileManager.default.temporaryDirectory.path): \(error.localizedDescription)."))
+            }
+        }
+        return ExtensionContext(profile: profile, deadline: .now + profile.timeBudget, fetcher: fetcher, workDirectory: workDirectory)
+    }
+
+    /// What the extension's run tells the result, whatever it delivered.
+    @inline(never)
+    private static func record(_ state: ExtensionState, ranFor duration: Duration, into result: inout ProcessResult) {
+        result.timings["extension"] = duration.milliseconds
+        for (part, milliseconds) in state.timings { result.timings["extension.\(part)"] = milliseconds }
+        result.diagnostics += state.diagnostics
+        result.extensionMemoryBytes = state.memoryPeakBytes
+        result.extensionActivity = state.activity.isEmpty ? nil : state.activity
+        result.helper = state.helper
+    }
+
+    /// The delivered content with the attachments validation kept, saved to `attachmentDirectory`.
+    @inline(never)
+    private func deliver(
+        _ state: ExtensionState, _ delivery: ExtensionDelivery, validation: (kept: [Attachment], diagnostics: [Diagnostic]),
+        since validationStarted: ContinuousClock.Instant, into result: inout ProcessResult, attachmentDirectory: URL?
+    ) {
+        var content = state.bestAttemptContent
         result.diagnostics += validation.diagnostics
         // A batch shares validations between pushes with the same file; the thumbnail options are this push's own.
         let kept = validation.kept.map { attachment in
