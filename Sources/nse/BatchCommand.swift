@@ -97,7 +97,7 @@ struct BatchCommand: AsyncParsableCommand {
 
     func run() async throws {
         guard let workerJournal else {
-            // The batch runs in a supervised worker, which also reports what is wrong with the folders named.
+            // `nse`'s entry point starts the supervisor before parsing; this is for a caller that parses itself.
             let status = BatchSupervisor.run(arguments: Array(CommandLine.arguments.dropFirst()))
             if status != 0 { throw ExitCode(status) }
             return

@@ -14,6 +14,11 @@ import NSEKit
 /// as soon as its arguments are parsed and leaves everything else to it (finding the pushes, reporting an
 /// unusable folder), so a batch's first download is not held back by work done twice.
 enum BatchSupervisor {
+    /// Whether these are a worker's arguments (`batch ... --worker-journal FILE`), which only a supervisor gives.
+    static func isWorker(_ arguments: [String]) -> Bool {
+        arguments.contains { $0 == "--worker-journal" || $0.hasPrefix("--worker-journal=") }
+    }
+
     /// Runs the worker to the end and returns the exit status `nse batch` should have.
     static func run(arguments: [String]) -> Int32 {
         let journal = FileManager.default.temporaryDirectory.appendingPathComponent("nse-journal-\(getpid())-\(UUID().uuidString)")
