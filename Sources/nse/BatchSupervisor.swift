@@ -11,8 +11,8 @@ import NSEKit
 /// until the one that crashes is found, and the batch runs again with that push reported as `internal.crash`
 /// instead of processed. Results, report.json and JUnit then cover every push, as if nothing had happened.
 /// With no crash, the cost is one process start and two small writes per push: the supervisor starts the worker
-/// as soon as its arguments are parsed and leaves everything else to it (finding the pushes, reporting an
-/// unusable folder), so a batch's first download is not held back by work done twice.
+/// before it even parses the arguments and leaves everything else to it (parsing them, finding the pushes,
+/// reporting a mistake in either), so a batch's first download is not held back by work done twice.
 enum BatchSupervisor {
     /// Whether these are a worker's arguments (`batch ... --worker-journal FILE`), which only a supervisor gives.
     static func isWorker(_ arguments: [String]) -> Bool {
