@@ -65,6 +65,22 @@ struct BatchDiscoveryTests {
         ], "the file named on its own was already found under its folder")
     }
 
+    /// A file is identified by its path with every link resolved, whichever way it was reached: through a link to
+    /// it, through a folder named again, through a link to a folder named as a root.
+    @Test func aFileReachedSeveralWaysIsTakenOnce() throws {
+        let folder = try TemporaryFolder()
+        let tree = PayloadTree(root: folder.url.appendingPathComponent("pushes"))
+        try tree.write("a.json", "{}")
+        try tree.write("sub/b.json", "{}")
+        try FileManager.default.createSymbolicLink(at: tree.root.appendingPathComponent("alias.json"), withDestinationURL: tree.root.appendingPathComponent("sub/b.json"))
+        try FileManager.default.createSymbolicLink(at: folder.file("elsewhere"), withDestinationURL: tree.root)
+
+        let inputs = try BatchInputDiscovery.discover([tree.root.path, tree.root.appendingPathComponent("sub").path, folder.file("elsewhere").path])
+
+        // The link comes first in byte order, so it stands for the file it names.
+        #expect(inputs.map(\.outputPath) == ["pushes/a.json", "pushes/alias.json"])
+    }
+
     @Test func twoInputsThatWouldShareAResultFolderAreAUsageError() throws {
         let one = try TemporaryFolder()
         let two = try TemporaryFolder()
