@@ -10,7 +10,7 @@ struct HTMLReportWriterTests {
         var content = NotificationContent()
         content.title = "Push \(index)"
         var diagnostics: [Diagnostic] = []
-        if let image {
+        if image != nil {
             content.attachments = [Attachment(identifier: "a", file: nil, type: "public.jpeg", bytes: 1, width: 640, height: 320, frames: 1, sha256: sha256)]
         }
         if outcome != .modified { diagnostics.append(.error(.mediaCorrupt, "broken")) }
