@@ -47,6 +47,9 @@ struct Benchmark: ParsableCommand {
     @Option(parsing: .upToNextOption, help: "Instead of the workloads: nse batch over each of these push counts (over --shared-images images), for the scale note.")
     var scale: [Int] = []
 
+    @Option(help: ArgumentHelp("Instead of the workloads: nse batch over this many pushes, each with its own image, at each of four image sizes (320x240 to 2048x1536), for the scale note.", valueName: "pushes"))
+    var scaleImageSizes: Int?
+
     mutating func run() throws {
         let root = URL(fileURLWithPath: corpus)
         // Every run of every workload writes into a fresh folder under this one, removed only when the benchmark
@@ -65,6 +68,8 @@ struct Benchmark: ParsableCommand {
             try cpu.printFloors()
         } else if !scale.isEmpty {
             try ScaleRun(nse: nse, jobs: jobs, root: root, images: sharedImages).run(counts: scale)
+        } else if let scaleImageSizes {
+            try ScaleRun(nse: nse, jobs: jobs, root: root, images: sharedImages).run(imageSizes: scaleImageSizes)
         } else {
             if workload != "cpu" {
                 try LatencyWorkload(root: root.appendingPathComponent("latency"), outputs: outputs.appendingPathComponent("latency"), nse: nse, python: python, repeats: repeats, extraArguments: latencyNseArgument).run()

@@ -70,6 +70,8 @@ struct Corpus {
     var sharedPool = 40
     /// The sizes images cycle through (the CPU-bound workload uses larger ones).
     var sizes = Corpus.sizes
+    /// Whether image 11 is the 8000 x 5000 JPEG (off where every image should have one of `sizes`).
+    var includesLarge = true
     var images: URL { root.appendingPathComponent("img") }
 
     /// The pushes of one variant: `shared` draws every image from a pool of `sharedPool`.
@@ -92,7 +94,7 @@ struct Corpus {
 
     /// Image `number` of the pool: mostly JPEG, then PNG and GIF (some animated), sizes cycling through the list.
     private func image(for number: Int) -> Image {
-        if number == 11 { return .large }
+        if number == 11, includesLarge { return .large }
         let (width, height) = sizes[(number * 3) % sizes.count]
         let roll = (number * 37) % 100
         let format: Format = roll < 60 ? .jpeg : roll < 80 ? .png : .gif

@@ -31,4 +31,36 @@ struct ScaleRun {
             print(CPUWorkloads.row(String(count), checked.wall.secondsText, String(format: "%.1f", Double(count) / checked.wall.seconds), "", megabytes(checked.peakRSS), checked.cpu.secondsText))
         }
     }
+
+    /// `nse-bench --scale-image-sizes N`: one `nse batch` of N pushes per image size, every push with an image of
+    /// its own (the unique workload's mix of formats and broken files), for the scale note: how time and memory
+    /// grow with the size of the images.
+    func run(imageSizes pushes: Int) throws {
+        let outputs = root.appendingPathComponent("scale-outputs")
+        try? FileManager.default.removeItem(at: outputs)
+        defer { try? FileManager.default.removeItem(at: outputs) }
+        print("nse-bench --scale-image-sizes: nse batch --jobs \(jobs), \(pushes) pushes per size, each with its own image, one run each")
+        print(CPUWorkloads.row("image size", "wall", "payloads/s", "MB/s", "peak RSS", "CPU"))
+        for (width, height) in [(320, 240), (640, 480), (1280, 960), (2048, 1536)] as [(UInt32, UInt32)] {
+            // A corpus of its own per size (its own images and payloads), beside the workloads' corpus.
+            let sizeRoot = root.appendingPathComponent("size-\(width)x\(height)")
+            var corpus = Corpus(payloads: pushes, root: sizeRoot)
+            corpus.sizes = [(width, height)]
+            corpus.includesLarge = false
+            try corpus.generateImages(for: [false])
+            let media = MediaDirectory(root: sizeRoot.path)
+            let server = try LoopbackHTTPServer { media.respond(to: $0) }
+            defer { server.stop() }
+            let list = corpus.pushes(shared: false)
+            let folder = try corpus.writePayloads(shared: false, baseURL: server.baseURL)
+            let out = outputs.appendingPathComponent("\(width)x\(height)")
+            let run = try ChildRun.run([nse, "batch", folder.path, "--out", out.path, "--jobs", String(jobs), "--allow-http", "--quiet"], output: root.appendingPathComponent("nse-output.txt"))
+            let checked = try CPUWorkloads.check(run, summary: CPUWorkloads.nseSummary(out), expected: list.filter(\.passes).count, tool: "nse", root: root)
+            let megabytesPerSecond = Double(corpus.imageBytes(list)) / 1_000_000 / checked.wall.seconds
+            print(CPUWorkloads.row(
+                "\(width)x\(height) (\(megabytes(corpus.imageBytes(list))))", checked.wall.secondsText,
+                String(format: "%.1f", Double(pushes) / checked.wall.seconds), String(format: "%.1f", megabytesPerSecond),
+                megabytes(checked.peakRSS), checked.cpu.secondsText))
+        }
+    }
 }
