@@ -1,6 +1,7 @@
 import Foundation
 import NSEMediaServer
 import Testing
+import SDKTestSupport
 @testable import NSEKit
 
 /// The Android side of `process`: firebase-messaging's image download (1 MiB, 5 s, BitmapFactory's formats)
@@ -132,8 +133,7 @@ struct AndroidImageCheckTests {
     }
 
     @Test func aClosedPortIsANetworkError() async throws {
-        // Port 1, where nothing listens: a stopped server's port may be given to another test's server at once.
-        let url = "http://127.0.0.1:1/a.jpg"
+        let url = SDKSamples.refusedOrigin + "/a.jpg"
         let result = await AndroidImageCheck(budget: Self.unreachableBudget).verify(try message(image: url))
         #expect(errors(result) == [.androidImageNetwork])
     }

@@ -1,6 +1,7 @@
 import Foundation
 import NSEMediaServer
 import Testing
+import SDKTestSupport
 @testable import NSEKit
 import NSEHarness
 
@@ -170,8 +171,7 @@ struct PipelineTests {
     }
 
     @Test func aClosedPortIsANetworkError() async throws {
-        // Port 1, where nothing listens: a stopped server's port may be given to another test's server at once.
-        let url = "http://127.0.0.1:1/a.jpg"
+        let url = SDKSamples.refusedOrigin + "/a.jpg"
         let result = await run(firebasePayload(imageURL: url))
         #expect(result.errorCodes == [.mediaNetwork])
     }

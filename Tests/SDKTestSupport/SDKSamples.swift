@@ -32,6 +32,10 @@ public func sampleBudget(expecting codes: [String]) -> Duration {
 
 /// The bundled SDK samples and a loopback server for their media, shared by every SDK's tests.
 public enum SDKSamples {
+    /// An origin whose connections are refused: port 1, below the ephemeral range, where no test's server listens.
+    /// (Not a stopped server's port: another test's server may be given it the moment it is free.)
+    public static let refusedOrigin = "http://127.0.0.1:1"
+
     public static let root = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 

@@ -91,7 +91,7 @@ struct AirshipTests {
     }
 
     @Test func aConnectionFailureShowsTheOriginal() async throws {
-        let result = try await SDKSamples.process(.airship, payload(#"{"url": "https://media.example.com/img/sale.jpg", "content": {"title": "New"}}"#), origin: "http://127.0.0.1:1")
+        let result = try await SDKSamples.process(.airship, payload(#"{"url": "https://media.example.com/img/sale.jpg", "content": {"title": "New"}}"#), origin: SDKSamples.refusedOrigin)
         #expect(result.content?.title == "Sale")
         let codes = result.diagnostics.map(\.code)
         #expect(codes.contains(.mediaNetwork))
@@ -143,7 +143,7 @@ struct AirshipTests {
     }
 
     @Test func aPushWithoutTheKeyIsDeliveredAsItCame() async throws {
-        let result = try await SDKSamples.process(.airship, #"{"aps": {"alert": {"title": "Sale", "body": "Today"}, "mutable-content": 1}, "_": "x"}"#, origin: "http://127.0.0.1:1")
+        let result = try await SDKSamples.process(.airship, #"{"aps": {"alert": {"title": "Sale", "body": "Today"}, "mutable-content": 1}, "_": "x"}"#, origin: SDKSamples.refusedOrigin)
         #expect(result.outcome == .modified)
         #expect(result.content?.title == "Sale")
         #expect(result.diagnostics.filter { $0.code.rawValue.hasPrefix("sdk.") }.isEmpty)

@@ -61,7 +61,7 @@ struct BatchTests {
     }
 
     @Test func aConnectionFailureDeliversTheOriginalContent() async throws {
-        let result = try await SDKSamples.process(.batch, payload(#"{"u": "https://media.example.com/img/sale.jpg", "t": "public.jpeg"}"#), origin: "http://127.0.0.1:1")
+        let result = try await SDKSamples.process(.batch, payload(#"{"u": "https://media.example.com/img/sale.jpg", "t": "public.jpeg"}"#), origin: SDKSamples.refusedOrigin)
         #expect(!result.imageShown)
         #expect(result.diagnostics.map(\.code).contains(.mediaNetwork))
         #expect(result.diagnostics.map(\.code).contains(.sdkBatchFailure))

@@ -63,7 +63,7 @@ struct MixpanelTests {
 
     @Test func aConnectionFailureCrashesTheExtensionToo() async throws {
         // Nothing listens on port 1 of loopback: the connection is refused.
-        let result = try await SDKSamples.process(.mixpanel, payload(media: "https://media.example.com/img/sale.jpg"), origin: "http://127.0.0.1:1")
+        let result = try await SDKSamples.process(.mixpanel, payload(media: "https://media.example.com/img/sale.jpg"), origin: SDKSamples.refusedOrigin)
         #expect(result.outcome == .original)
         #expect(result.diagnostics.map(\.code).contains(.mediaNetwork))
         #expect(result.diagnostics.map(\.code).contains(.sdkMixpanelCrash))
@@ -113,13 +113,13 @@ struct MixpanelTests {
     }
 
     @Test func buttonsThatAreNotAnArrayCrashTheExtension() async throws {
-        let result = try await SDKSamples.process(.mixpanel, payload(buttons: #""Shop now""#), origin: "http://127.0.0.1:1")
+        let result = try await SDKSamples.process(.mixpanel, payload(buttons: #""Shop now""#), origin: SDKSamples.refusedOrigin)
         #expect(result.outcome == .original)
         #expect(result.diagnostics.map(\.code).contains(.sdkMixpanelCrash))
     }
 
     @Test func trackingNeedsTheDistinctIdAndToken() async throws {
-        let result = try await SDKSamples.process(.mixpanel, payload(mp: #"{"m": "1", "c": "2"}"#), origin: "http://127.0.0.1:1")
+        let result = try await SDKSamples.process(.mixpanel, payload(mp: #"{"m": "1", "c": "2"}"#), origin: SDKSamples.refusedOrigin)
         let tracking = try #require(result.diagnostics.first { $0.code == .sdkMixpanelTracking })
         #expect(tracking.severity == .warning)
         #expect(tracking.message.contains("distinct_id"))

@@ -52,7 +52,7 @@ struct NotificareTests {
     }
 
     @Test func aConnectionFailureFailsTheRequest() async throws {
-        let result = try await SDKSamples.process(.notificare, payload(uri: "https://media.example.com/img/sale.jpg"), origin: "http://127.0.0.1:1")
+        let result = try await SDKSamples.process(.notificare, payload(uri: "https://media.example.com/img/sale.jpg"), origin: SDKSamples.refusedOrigin)
         #expect(!result.imageShown)
         let failure = try #require(result.diagnostics.first { $0.code == .sdkNotificareFailure })
         #expect(failure.message.contains("NSURLErrorDomain"))

@@ -42,7 +42,7 @@ struct PushwooshTests {
     func pwBadgeWorksFromTheCountSavedInTheAppGroup(badge: String, saved: Int, expected: Int) async throws {
         let seed = try container(badgeCount: saved)
         defer { try? FileManager.default.removeItem(at: seed) }
-        let result = try await SDKSamples.process(.pushwoosh, payload(badge: badge), origin: "http://127.0.0.1:1", containerSeed: seed)
+        let result = try await SDKSamples.process(.pushwoosh, payload(badge: badge), origin: SDKSamples.refusedOrigin, containerSeed: seed)
         #expect(result.content?.badge == expected)
         #expect(result.diagnostics.contains { $0.code == .sdkPushwooshBadge && $0.severity == .info })
     }
@@ -72,7 +72,7 @@ struct PushwooshTests {
     }
 
     @Test func aConnectionFailureShowsNoImage() async throws {
-        let result = try await SDKSamples.process(.pushwoosh, payload(attachment: "https://media.example.com/img/sale.jpg"), origin: "http://127.0.0.1:1")
+        let result = try await SDKSamples.process(.pushwoosh, payload(attachment: "https://media.example.com/img/sale.jpg"), origin: SDKSamples.refusedOrigin)
         #expect(result.outcome == .modifiedWithoutAttachment)
         #expect(result.diagnostics.map(\.code).contains(.mediaNetwork))
     }

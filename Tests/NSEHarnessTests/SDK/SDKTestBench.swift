@@ -2,6 +2,7 @@ import Foundation
 import NSEHarness
 import NSEKit
 import NSEMediaServer
+import SDKTestSupport
 import Testing
 import UserNotifications
 
@@ -33,17 +34,13 @@ struct SDKTestBench {
         origin = server.baseURL
     }
 
-    /// A bench whose requests are all refused: sent to port 1, where nothing listens. (Not the stopped server's
-    /// port: another test's server may be given that port the moment it is free.)
+    /// A bench whose requests are all refused (`SDKSamples.refusedOrigin`).
     static func unreachable() throws -> SDKTestBench {
         var bench = try SDKTestBench([:])
         bench.server.stop()
-        bench.origin = refusedOrigin
+        bench.origin = SDKSamples.refusedOrigin
         return bench
     }
-
-    /// An origin whose connections are refused: port 1 is below the ephemeral range, so no test's server gets it.
-    static let refusedOrigin = "http://127.0.0.1:1"
 
     var requestedPaths: [String] { server.requests.map(\.path) }
 
