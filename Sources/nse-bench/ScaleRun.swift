@@ -25,9 +25,7 @@ struct ScaleRun {
             try corpus.generateImages(for: [true])
             let pushes = corpus.pushes(shared: true)
             let folder = try corpus.writePayloads(shared: true, baseURL: server.baseURL)
-            let out = outputs.appendingPathComponent(String(count))
-            let run = try ChildRun.run([nse, "batch", folder.path, "--out", out.path, "--jobs", String(jobs), "--allow-http", "--quiet"], output: root.appendingPathComponent("nse-output.txt"))
-            let checked = try CPUWorkloads.check(run, summary: CPUWorkloads.nseSummary(out), expected: pushes.filter(\.passes).count, tool: "nse", root: root)
+            let checked = try batch(folder, out: outputs.appendingPathComponent(String(count)), expected: pushes)
             print(CPUWorkloads.row(String(count), checked.wall.secondsText, String(format: "%.1f", Double(count) / checked.wall.seconds), "", megabytes(checked.peakRSS), checked.cpu.secondsText))
         }
     }
@@ -53,14 +51,21 @@ struct ScaleRun {
             defer { server.stop() }
             let list = corpus.pushes(shared: false)
             let folder = try corpus.writePayloads(shared: false, baseURL: server.baseURL)
-            let out = outputs.appendingPathComponent("\(width)x\(height)")
-            let run = try ChildRun.run([nse, "batch", folder.path, "--out", out.path, "--jobs", String(jobs), "--allow-http", "--quiet"], output: root.appendingPathComponent("nse-output.txt"))
-            let checked = try CPUWorkloads.check(run, summary: CPUWorkloads.nseSummary(out), expected: list.filter(\.passes).count, tool: "nse", root: root)
-            let megabytesPerSecond = Double(corpus.imageBytes(list)) / 1_000_000 / checked.wall.seconds
+            let checked = try batch(folder, out: outputs.appendingPathComponent("\(width)x\(height)"), expected: list)
+            let bytes = corpus.imageBytes(list)
             print(CPUWorkloads.row(
-                "\(width)x\(height) (\(megabytes(corpus.imageBytes(list))))", checked.wall.secondsText,
-                String(format: "%.1f", Double(pushes) / checked.wall.seconds), String(format: "%.1f", megabytesPerSecond),
+                "\(width)x\(height) (\(megabytes(bytes)))", checked.wall.secondsText,
+                String(format: "%.1f", Double(pushes) / checked.wall.seconds),
+                String(format: "%.1f", Double(bytes) / 1_000_000 / checked.wall.seconds),
                 megabytes(checked.peakRSS), checked.cpu.secondsText))
         }
+    }
+
+    /// One `nse batch` of the pushes in `folder` into `out`, checked against the pushes that should pass.
+    private func batch(_ folder: URL, out: URL, expected pushes: [Corpus.Push]) throws -> ChildRun {
+        let run = try ChildRun.run(
+            [nse, "batch", folder.path, "--out", out.path, "--jobs", String(jobs), "--allow-http", "--quiet"],
+            output: root.appendingPathComponent("nse-output.txt"))
+        return try CPUWorkloads.check(run, summary: CPUWorkloads.nseSummary(out), expected: pushes.filter(\.passes).count, tool: "nse", root: root)
     }
 }

@@ -43,7 +43,7 @@ final class CrashJournal: Sendable {
     }
 
     /// A push that started and never finished: a suspect of a crash.
-    struct Suspect: Equatable {
+    struct Suspect {
         var index: Int
         var path: String
     }

@@ -106,9 +106,9 @@ public enum BatchInputDiscovery {
         }
         let folderPath = folder.path
         for entry in entries where !entry.display.hasPrefix(".") {
-            let path = relative.isEmpty ? entry.display : relative + "/" + entry.display
-            let entryPath = folderPath.hasSuffix("/") ? folderPath + entry.display : folderPath + "/" + entry.display
-            let resolvedPath = resolved.hasSuffix("/") ? resolved + entry.display : resolved + "/" + entry.display
+            let path = join(relative, entry.display)
+            let entryPath = child(entry.display, of: folderPath)
+            let resolvedPath = child(entry.display, of: resolved)
             guard let name = entry.name else {
                 // Foundation cannot even name such a file; it is reported, not silently passed over.
                 if isPushFileName(entry.display) {
@@ -191,6 +191,11 @@ public enum BatchInputDiscovery {
 
     private static func join(_ prefix: String, _ path: String) -> String {
         [prefix, path].filter { !$0.isEmpty }.joined(separator: "/")
+    }
+
+    /// The path of `name` in the folder at `folder`, which ends in "/" only when it is the root folder.
+    private static func child(_ name: String, of folder: String) -> String {
+        folder.hasSuffix("/") ? folder + name : folder + "/" + name
     }
 
     private static func isDirectory(_ path: String) -> Bool {

@@ -187,7 +187,9 @@ extension ProcessResult {
         guard var content, content.attachments.contains(where: { $0.file != nil }) else { return }
         for index in content.attachments.indices {
             guard let file = content.attachments[index].file else { continue }
-            content.attachments[index].file = folder.appending(path: URL(fileURLWithPath: file).lastPathComponent).relativePath
+            // The name alone: `URL(fileURLWithPath:)` would look the path up on disk, once per attachment.
+            let name = file.split(separator: "/").last.map(String.init) ?? file
+            content.attachments[index].file = folder.appending(path: name).relativePath
         }
         self.content = content
     }
