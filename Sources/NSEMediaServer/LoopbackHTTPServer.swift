@@ -101,7 +101,10 @@ struct Listener: Sendable {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
         }
         guard bound == 0 else { throw fail("bind 127.0.0.1") }
-        guard listen(fd, 128) == 0 else { throw fail("listen") }
+        // As deep a queue of connections not yet accepted as the system allows (net.core.somaxconn caps it): a batch
+        // connects hundreds of pushes at once, and a connection the queue has no room for is dropped, its client
+        // trying again only a second later. With 128, 400 pushes starting together waited that second.
+        guard listen(fd, SOMAXCONN) == 0 else { throw fail("listen") }
 
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
         let named = withUnsafeMutablePointer(to: &address) {
