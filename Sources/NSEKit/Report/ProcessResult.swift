@@ -43,11 +43,11 @@ public struct ProcessResult: Sendable, Codable, VerdictReport {
 
     public init(
         input: String, inputKind: InputKind?, extensionInvoked: Bool, outcome: Outcome, imageShown: Bool,
-        content: NotificationContent?, diagnostics: [Diagnostic], timings: [String: Double], extensionMemoryBytes: Int? = nil
+        content: NotificationContent?, diagnostics: [Diagnostic], timings: [String: Double]
     ) {
         fields = CopyOnWrite(Fields(
             input: input, inputKind: inputKind, extensionInvoked: extensionInvoked, outcome: outcome, imageShown: imageShown,
-            content: content, diagnostics: diagnostics, timings: timings, extensionMemoryBytes: extensionMemoryBytes))
+            content: content, diagnostics: diagnostics, timings: timings))
     }
 
     /// The same JSON as the fields alone: the box does not show.
