@@ -72,16 +72,21 @@ public final class BlockingExecutor: Sendable {
         Thread.current.threadDictionary[jobNameKey] as? String
     }
 
-    fileprivate static let jobNameKey = "nse.job-name"
+    private static let jobNameKey = "nse.job-name"
+
+    /// Runs `work` on the calling worker thread as the job `name` (what `currentJobName` says meanwhile).
+    static func run(_ name: String, _ work: () -> Void) {
+        Thread.current.threadDictionary[jobNameKey] = name
+        work()
+        Thread.current.threadDictionary[jobNameKey] = nil
+    }
 
     private func startWorker(with first: Job) {
         let worker = Worker()
         let thread = Thread { [self] in
             var job: Job? = first
             while let current = job {
-                Thread.current.threadDictionary[Self.jobNameKey] = current.name
-                current.work()
-                Thread.current.threadDictionary[Self.jobNameKey] = nil
+                Self.run(current.name, current.work)
                 job = nextJob(for: worker)
             }
         }

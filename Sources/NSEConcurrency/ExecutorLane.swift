@@ -41,23 +41,29 @@ public final class ExecutorLane: Sendable {
         }
     }
 
+    /// Runs `work`, then the lane's waiting jobs in order, on one worker: a job that ends hands its place to the
+    /// next on the same thread. Why not each job on a worker of its own: every hand-over woke another thread and
+    /// put this one to sleep, a wake-up per decode while hundreds waited (the benchmark's unique workload took
+    /// 1.38 to 1.50 s that way, 1.31 to 1.43 s this way, four alternated runs each on two cores).
     private func start(_ name: String, _ work: @escaping @Sendable () -> Void) {
         executor.execute(name) { [self] in
-            work()
-            let next: (name: String, work: @Sendable () -> Void)? = state.withLock { state in
-                guard state.head < state.waiting.count else {
-                    state.running -= 1
-                    return nil
+            var job: (name: String, work: @Sendable () -> Void)? = (name, work)
+            while let current = job {
+                BlockingExecutor.run(current.name, current.work)
+                job = state.withLock { state in
+                    guard state.head < state.waiting.count else {
+                        state.running -= 1
+                        return nil
+                    }
+                    let next = state.waiting[state.head]
+                    state.head += 1
+                    if state.head == state.waiting.count {
+                        state.waiting.removeAll(keepingCapacity: true)
+                        state.head = 0
+                    }
+                    return next
                 }
-                let next = state.waiting[state.head]
-                state.head += 1
-                if state.head == state.waiting.count {
-                    state.waiting.removeAll(keepingCapacity: true)
-                    state.head = 0
-                }
-                return next
             }
-            if let next { start(next.name, next.work) }
         }
     }
 }

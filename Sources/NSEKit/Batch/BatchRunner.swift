@@ -27,7 +27,7 @@ public struct BatchRunner: Sendable {
     /// `nse batch`'s default: enough transfers in flight to hide a CDN's first-byte latency (150 ms at 8 MB/s
     /// needs about 100 to keep two cores decoding), few enough to stay polite to one host and within 64 MB.
     public static let defaultJobs = 256
-    /// The most `--jobs` accepts: each push in flight holds a file descriptor for its download.
+    /// The most `--jobs` accepts: each push in flight holds descriptors (`DescriptorTable`).
     public static let maxJobs = 1024
     /// Where results go; nil keeps only the summary (and whatever the caller renders from the entries).
     public var outDirectory: URL?
@@ -51,7 +51,7 @@ public struct BatchRunner: Sendable {
     /// Throws only when the batch cannot start (its working folder cannot be made in the output folder).
     public func run(_ inputs: [BatchInput], onEntry: @Sendable (Int, BatchEntry) -> Void = { _, _ in }) async throws -> BatchReport {
         let started = ContinuousClock.now
-        Self.raiseDescriptorLimit()
+        DescriptorTable.prepare(for: DescriptorTable.needed(forJobs: jobs))
         let workspace = try ResultWorkspace(outDirectory: outDirectory)
         defer { workspace.remove() }
         let cache = try SharedMediaCache(directory: workspace.cache)
@@ -106,15 +106,6 @@ public struct BatchRunner: Sendable {
             }
         }
         return report
-    }
-
-    /// Each push in flight holds a socket and a file (two more when `--media` serves them from this process):
-    /// the common soft limit of 1024 descriptors is raised to the hard limit, as servers do.
-    private static func raiseDescriptorLimit() {
-        var limit = rlimit()
-        guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0, limit.rlim_cur < limit.rlim_max else { return }
-        limit.rlim_cur = limit.rlim_max
-        _ = setrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
     }
 
     private struct Processed: Sendable {
