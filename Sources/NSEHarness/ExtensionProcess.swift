@@ -21,11 +21,19 @@ public struct ExtensionProcess: Sendable {
     /// tells what the phone shows instead.
     public func run(fallback: Emulator) async -> ProcessResult {
         let requestFile = scratch.appendingPathComponent("request-\(index).json")
+        // The extension's own temporary folder, as on a phone (its container's tmp): `NSTemporaryDirectory()` in
+        // the child. What the extension leaves there goes with it rather than piling up in /tmp, one file a push.
+        let temporary = scratch.appendingPathComponent("tmp-\(index)", isDirectory: true)
+        defer { try? FileManager.default.removeItem(at: temporary) }
         let reason: String
         do {
             try JSONResultRenderer().encode(request).write(to: requestFile)
+            try FileManager.default.createDirectory(at: temporary, withIntermediateDirectories: true)
+            var environment = ProcessInfo.processInfo.environment
+            environment["TMPDIR"] = temporary.path
             // The extension's own print() and NSLog lines go to standard error, never into the report.
-            let child = try ChildProcess(program.path, [requestFile.path], standardOutput: .descriptor(2), standardError: .descriptor(2))
+            let child = try ChildProcess(
+                program.path, [requestFile.path], environment: environment, standardOutput: .descriptor(2), standardError: .descriptor(2))
             reason = await finish(child, within: request.device.profile.timeBudget + .seconds(30))
         } catch {
             reason = "could not start (\(error))"

@@ -110,6 +110,21 @@ struct ExtensionSourcesTests {
         #expect(message.contains(expected), "\(message)")
     }
 
+    /// The extension's `NSTemporaryDirectory()` is its own, as on a phone, and what it leaves there goes with it.
+    @Test func theExtensionHasATemporaryFolderOfItsOwnRemovedAfterItsRun() async throws {
+        let root = try folder(["push.json": #"{"aps": {"alert": {"title": "Hi"}, "mutable-content": 1}}"#])
+        defer { try? FileManager.default.removeItem(at: root) }
+        let request = ExtensionRunRequest(
+            payloadFile: root.appendingPathComponent("push.json").path, resultFile: root.appendingPathComponent("result.json").path,
+            attachmentDirectory: root.appendingPathComponent("attachments").path, mediaOrigin: nil, containerSeed: nil, infoPlist: nil,
+            device: .init(DeviceProfile()))
+        let run = ExtensionProcess(program: Self.programs.appendingPathComponent("temporary-folder.sh"), request: request, scratch: root, index: 0)
+        _ = await run.run(fallback: Emulator(profile: DeviceProfile(), extensionRunner: ExtensionCrash(reason: "")))
+        let temporary = try String(contentsOf: root.appendingPathComponent("tmpdir.txt"), encoding: .utf8)
+        #expect(temporary.hasPrefix(root.path + "/"), "TMPDIR was \(temporary)")
+        #expect(!FileManager.default.fileExists(atPath: temporary))
+    }
+
     @Test func aCrashedExtensionShowsTheOriginalContent() async throws {
         let root = try folder(["push.json": #"{"aps": {"alert": {"title": "Hi"}, "mutable-content": 1}}"#])
         defer { try? FileManager.default.removeItem(at: root) }
