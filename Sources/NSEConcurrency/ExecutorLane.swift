@@ -43,8 +43,7 @@ public final class ExecutorLane: Sendable {
 
     /// Runs `work`, then the lane's waiting jobs in order, on one worker: a job that ends hands its place to the
     /// next on the same thread. Why not each job on a worker of its own: every hand-over woke another thread and
-    /// put this one to sleep, a wake-up per decode while hundreds waited (the benchmark's unique workload took
-    /// 1.38 to 1.50 s that way, 1.31 to 1.43 s this way, four alternated runs each on two cores).
+    /// put this one to sleep, a wake-up and a switch per decode while hundreds waited (docs/performance.md).
     private func start(_ name: String, _ work: @escaping @Sendable () -> Void) {
         executor.execute(name) { [self] in
             var job: (name: String, work: @Sendable () -> Void)? = (name, work)

@@ -302,11 +302,10 @@ final class ContentHandlerRecorder: @unchecked Sendable {
 /// What iOS does with attachment files when the content handler is called: it takes them into its data store.
 /// A file the extension deletes afterwards (a download task's .tmp, deleted when its completion returns, as
 /// Batch's helper attaches it) is still shown; one deleted before the call is reported missing at delivery.
-/// Where iOS keeps a delivered notification's attachment files. Apple documents that, once validated, attached files
-/// are moved into this store, except those inside the app's bundle, which are copied.
 ///
-/// Here a file is moved only when it is in the temporary folder or in the extension's own working folder, where an
-/// extension writes what it downloads; any other file (a fixture of the app's repository, a resource beside its
+/// Apple documents that attached files are moved into the store, except those inside the app's bundle, which are
+/// copied. Here a file is moved only when it is in the temporary folder or in the extension's own working folder,
+/// where an extension writes what it downloads; any other (a fixture of the app's repository, a resource beside its
 /// source: what the bundle holds on a phone) is copied and left where it was, so a run never deletes a file the
 /// extension does not own. A moved file is linked into the store first and its old name removed once every
 /// attachment has its copy, so a file attached twice still gives both attachments.

@@ -148,6 +148,15 @@ struct ExtensionHarnessTests {
         #expect(!FileManager.default.fileExists(atPath: file.path))
     }
 
+    @Test func aFileAttachedTwiceGivesBothAttachmentsBeforeItIsMoved() async throws {
+        let folder = try temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let file = try png(in: folder)
+        let delivered = try await harness().run(TwiceAttachedFileService.self, payload: payload(extra: #", "file": "\#(file.path)""#))
+        #expect(delivered.content.attachments.map(\.identifier) == ["first", "second"])
+        #expect(!FileManager.default.fileExists(atPath: file.path))
+    }
+
     /// A file elsewhere (what the app's bundle holds on a phone, which iOS copies) is never deleted by a run.
     @Test func anAttachedFileOutsideTheExtensionsFoldersIsCopiedAndKept() async throws {
         // The package's build folder: outside the temporary folder, as a repository's fixtures are.

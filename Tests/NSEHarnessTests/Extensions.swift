@@ -105,6 +105,16 @@ class LocalFileService: UNNotificationServiceExtension {
     }
 }
 
+/// Attaches the one file named by the payload's `file` key twice, under two identifiers.
+class TwiceAttachedFileService: UNNotificationServiceExtension {
+    override func didReceive(_ request: UNNotificationRequest, withContentHandler contentHandler: @escaping (UNNotificationContent) -> Void) {
+        let content = request.content.mutableCopy() as! UNMutableNotificationContent
+        let file = URL(fileURLWithPath: request.content.userInfo["file"] as? String ?? "")
+        content.attachments = ["first", "second"].compactMap { try? UNNotificationAttachment(identifier: $0, url: file) }
+        contentHandler(content)
+    }
+}
+
 /// Holds a large buffer while it works, as an extension decoding a big image itself would.
 class GreedyService: UNNotificationServiceExtension {
     override func didReceive(_ request: UNNotificationRequest, withContentHandler contentHandler: @escaping (UNNotificationContent) -> Void) {
