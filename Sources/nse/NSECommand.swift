@@ -19,9 +19,12 @@ struct NSECommand: AsyncParsableCommand {
         // then grew with its pushes and threads (153 MB on the CPU-bound bench, 163 MB at 10,000 pushes). A fixed
         // threshold keeps every block over 128 KiB in a mapping of its own, returned to the system when freed.
         _ = csystem_malloc_set_mmap_threshold(128 * 1024)
-        // Before any thread starts, when growing the table is cheap: room for the largest batch `--jobs` allows.
-        DescriptorTable.prepare(for: DescriptorTable.needed(forJobs: BatchRunner.maxJobs))
         let arguments = Array(CommandLine.arguments.dropFirst())
+        if arguments.first == BatchCommand.configuration.commandName, BatchSupervisor.isWorker(arguments) {
+            // Before any thread starts, when growing the table is cheap: room for the largest batch `--jobs` allows.
+            // Only a batch's worker needs it; other commands' children keep the usual descriptor limit.
+            DescriptorTable.prepare(for: DescriptorTable.needed(forJobs: BatchRunner.maxJobs))
+        }
         if arguments.first == BatchCommand.configuration.commandName, !BatchSupervisor.isWorker(arguments) {
             // `nse batch` supervises a worker, which parses the same arguments and reports any mistake in them: the
             // supervisor starts it at once rather than parse them first (a few milliseconds of every batch's start).
