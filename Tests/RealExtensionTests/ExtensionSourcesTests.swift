@@ -92,18 +92,23 @@ struct ExtensionSourcesTests {
     /// could fail to start with ETXTBSY while another test's fork still holds it open for writing.
     static let programs = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Programs")
 
+    /// `root/push.json` run by one of `programs`, in `root`, as `nse extension` runs its built program.
+    private func runProgram(_ program: String, on root: URL) async -> ProcessResult {
+        let request = ExtensionRunRequest(
+            payloadFile: root.appendingPathComponent("push.json").path, resultFile: root.appendingPathComponent("result.json").path,
+            attachmentDirectory: root.appendingPathComponent("attachments").path, mediaOrigin: nil, containerSeed: nil, infoPlist: nil,
+            device: .init(DeviceProfile()))
+        let run = ExtensionProcess(program: Self.programs.appendingPathComponent(program), request: request, scratch: root, index: 0)
+        return await run.run(fallback: Emulator(profile: DeviceProfile(), extensionRunner: ExtensionCrash(reason: "")))
+    }
+
     @Test(arguments: [
         ("crashes.sh", "crashed (signal 11)"), ("fails.sh", "exited with status 3"), ("no-result.sh", "ended without writing its result"),
     ])
     func aProgramThatEndsWithoutAResultIsACrash(program: String, expected: String) async throws {
         let root = try folder(["push.json": #"{"aps": {"alert": {"title": "Hi"}, "mutable-content": 1}}"#])
         defer { try? FileManager.default.removeItem(at: root) }
-        let request = ExtensionRunRequest(
-            payloadFile: root.appendingPathComponent("push.json").path, resultFile: root.appendingPathComponent("result.json").path,
-            attachmentDirectory: root.appendingPathComponent("attachments").path, mediaOrigin: nil, containerSeed: nil, infoPlist: nil,
-            device: .init(DeviceProfile()))
-        let run = ExtensionProcess(program: Self.programs.appendingPathComponent(program), request: request, scratch: root, index: 0)
-        let result = await run.run(fallback: Emulator(profile: DeviceProfile(), extensionRunner: ExtensionCrash(reason: "")))
+        let result = await runProgram(program, on: root)
         #expect(result.outcome == .original)
         #expect(result.content?.title == "Hi")
         let message = try #require(result.diagnostics.first { $0.code == .extensionCrashed }?.message)
@@ -114,12 +119,7 @@ struct ExtensionSourcesTests {
     @Test func theExtensionHasATemporaryFolderOfItsOwnRemovedAfterItsRun() async throws {
         let root = try folder(["push.json": #"{"aps": {"alert": {"title": "Hi"}, "mutable-content": 1}}"#])
         defer { try? FileManager.default.removeItem(at: root) }
-        let request = ExtensionRunRequest(
-            payloadFile: root.appendingPathComponent("push.json").path, resultFile: root.appendingPathComponent("result.json").path,
-            attachmentDirectory: root.appendingPathComponent("attachments").path, mediaOrigin: nil, containerSeed: nil, infoPlist: nil,
-            device: .init(DeviceProfile()))
-        let run = ExtensionProcess(program: Self.programs.appendingPathComponent("temporary-folder.sh"), request: request, scratch: root, index: 0)
-        _ = await run.run(fallback: Emulator(profile: DeviceProfile(), extensionRunner: ExtensionCrash(reason: "")))
+        _ = await runProgram("temporary-folder.sh", on: root)
         let temporary = try String(contentsOf: root.appendingPathComponent("tmpdir.txt"), encoding: .utf8)
         #expect(temporary.hasPrefix(root.path + "/"), "TMPDIR was \(temporary)")
         #expect(!FileManager.default.fileExists(atPath: temporary))
