@@ -59,8 +59,7 @@ public struct HarnessRunner: ExtensionRunner {
             identifier: UUID().uuidString, content: UNNotificationContent(state.original, environment: environment),
             trigger: UNPushNotificationTrigger())
         let handler = ContentHandlerRecorder()
-        handler.dataStore = AttachmentDataStore(
-            folder: context.workDirectory.appending(path: ExtensionContext.attachmentStoreName), workDirectory: context.workDirectory)
+        handler.dataStore = AttachmentDataStore(folder: context.workDirectory.appending(path: ExtensionContext.attachmentStoreName))
         // A crash (an SDK stand-in reaching code that raises on a device) ends the wait at once.
         environment.onCrash { handler.noteCrash() }
         // Made with the run current, so a session the extension makes in its initializer belongs to the run.
@@ -303,21 +302,15 @@ final class ContentHandlerRecorder: @unchecked Sendable {
 /// A file the extension deletes afterwards (a download task's .tmp, deleted when its completion returns, as
 /// Batch's helper attaches it) is still shown; one deleted before the call is reported missing at delivery.
 ///
-/// Apple documents that attached files are moved into the store, except those inside the app's bundle, which are
-/// copied. Here a file is moved only when it is in the temporary folder or in the extension's own working folder,
-/// where an extension writes what it downloads; any other (a fixture of the app's repository, a resource beside its
-/// source: what the bundle holds on a phone) is copied and left where it was, so a run never deletes a file the
-/// extension does not own. A moved file is linked into the store first and its old name removed once every
-/// attachment has its copy, so a file attached twice still gives both attachments.
+/// iOS moves the files (it copies only those in the app's bundle); here they are linked or copied and the original
+/// is left where it was. Which files are the bundle's cannot be told on Linux: a repository checked out under /tmp
+/// looks like an extension's temporary folder, and moving would delete its fixtures.
 struct AttachmentDataStore: Sendable {
     let folder: URL
-    /// The extension's working folder, whose files are its own.
-    let workDirectory: URL
 
     /// The content with each attachment whose file exists now linked (or copied) into the store.
     func adopt(_ content: UNNotificationContent) -> UNNotificationContent {
         guard !content.fields.attachments.isEmpty else { return content }
-        var moved = Set<String>()
         content.fields.attachments = content.fields.attachments.enumerated().map { index, attachment in
             var staged = attachment.staged
             // One folder per attachment keeps the file's own name, which the report shows.
@@ -333,20 +326,9 @@ struct AttachmentDataStore: Sendable {
                 // Already gone: delivery reports it (media.attachment-missing).
                 return attachment
             }
-            if isMovable(staged.localFile) { moved.insert(staged.localFile.path) }
             staged.localFile = destination
             return UNNotificationAttachment(staged: staged)
         }
-        for path in moved { unlink(path) }
         return content
-    }
-
-    /// Whether the file lies in the temporary folder or the extension's working folder (links resolved).
-    private func isMovable(_ file: URL) -> Bool {
-        let parent = file.deletingLastPathComponent().resolvingSymlinksInPath().path
-        return [FileManager.default.temporaryDirectory, workDirectory].contains { owner in
-            let root = owner.resolvingSymlinksInPath().path
-            return parent == root || parent.hasPrefix(root.hasSuffix("/") ? root : root + "/")
-        }
     }
 }

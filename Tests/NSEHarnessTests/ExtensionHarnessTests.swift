@@ -138,35 +138,13 @@ struct ExtensionHarnessTests {
         #expect(delivered.content.attachments.first?.identifier == "local")
     }
 
-    /// iOS moves attached files into its store: the extension's temporary file is gone once the phone has it.
-    @Test func anAttachedFileInTheTemporaryFolderIsMovedIntoTheStore() async throws {
-        let folder = try temporaryFolder()
-        defer { try? FileManager.default.removeItem(at: folder) }
-        let file = try png(in: folder)
-        let delivered = try await harness().run(LocalFileService.self, payload: payload(extra: #", "file": "\#(file.path)""#))
-        #expect(delivered.imageShown)
-        #expect(!FileManager.default.fileExists(atPath: file.path))
-    }
-
-    @Test func aFileAttachedTwiceGivesBothAttachmentsBeforeItIsMoved() async throws {
+    /// Both attachments are delivered, and the file the extension attached is left where it was.
+    @Test func aFileAttachedTwiceGivesBothAttachments() async throws {
         let folder = try temporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
         let file = try png(in: folder)
         let delivered = try await harness().run(TwiceAttachedFileService.self, payload: payload(extra: #", "file": "\#(file.path)""#))
         #expect(delivered.content.attachments.map(\.identifier) == ["first", "second"])
-        #expect(!FileManager.default.fileExists(atPath: file.path))
-    }
-
-    /// A file elsewhere (what the app's bundle holds on a phone, which iOS copies) is never deleted by a run.
-    @Test func anAttachedFileOutsideTheExtensionsFoldersIsCopiedAndKept() async throws {
-        // The package's build folder: outside the temporary folder, as a repository's fixtures are.
-        let package = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        let folder = package.appendingPathComponent(".build/nse-harness-bundle-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: folder) }
-        let file = try png(in: folder)
-        let delivered = try await harness().run(LocalFileService.self, payload: payload(extra: #", "file": "\#(file.path)""#))
-        #expect(delivered.imageShown)
         #expect(FileManager.default.fileExists(atPath: file.path))
     }
 
