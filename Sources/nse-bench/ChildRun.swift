@@ -24,8 +24,13 @@ struct ChildRun {
         case .exited(let code): code
         case .signalled(let number): 128 + number
         }
-        let cpu = Duration.seconds(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec)
-            + .microseconds(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec)
-        return ChildRun(status: status, wall: wall, peakRSS: usage.ru_maxrss * 1024, cpu: cpu)
+        return ChildRun(status: status, wall: wall, peakRSS: usage.ru_maxrss * 1024, cpu: usage.cpuTime)
+    }
+}
+
+extension rusage {
+    /// User and system time together.
+    var cpuTime: Duration {
+        .seconds(ru_utime.tv_sec + ru_stime.tv_sec) + .microseconds(ru_utime.tv_usec + ru_stime.tv_usec)
     }
 }

@@ -151,8 +151,7 @@ struct LatencyWorkload {
     private static func ownCPU() -> Duration {
         var usage = rusage()
         _ = getrusage(RUSAGE_SELF.rawValue, &usage)
-        func time(_ value: timeval) -> Duration { .seconds(Int64(value.tv_sec)) + .microseconds(Int64(value.tv_usec)) }
-        return time(usage.ru_utime) + time(usage.ru_stime)
+        return usage.cpuTime
     }
 
     /// Medians of `repeats` runs, each into a fresh folder (all removed at the end of the benchmark).
