@@ -55,4 +55,20 @@ struct WorkFolderPoolTests {
         #expect(contents(outside.url) == ["precious.txt"])
         #expect(contents(try #require(pool.take())) == [ExtensionContext.attachmentStoreName])
     }
+
+    @Test func onceNoPushWillTakeAFolderTheGivenBackOnesAreRemoved() throws {
+        let root = try TemporaryFolder()
+        let pool = WorkFolderPool(root: root.url)
+        let waiting = try #require(pool.take())
+        let held = try #require(pool.take())
+        let store = ExtensionContext.attachmentStoreName
+        try write("adopted", to: held.appendingPathComponent("\(store)/0/attachment.jpg"))
+        try write("left by the extension", to: held.appendingPathComponent("tmp/CFNetworkDownload_1.tmp"))
+        pool.giveBack(waiting)
+        pool.stopReusing()
+        #expect(!FileManager.default.fileExists(atPath: waiting.path), "the folder waiting for a push is removed")
+        #expect(FileManager.default.fileExists(atPath: held.path), "a folder still held is left alone")
+        pool.giveBack(held)
+        #expect(contents(root.url) == [], "one given back afterwards is removed, its store and all")
+    }
 }

@@ -12,28 +12,49 @@ enum BatchReportFile {
         }
         let handle = try FileHandle(forWritingTo: temporary)
         defer { try? handle.close() }
-        func emit(_ text: String) throws { try handle.write(contentsOf: Data(text.utf8)) }
+        // Written a megabyte at a time, not a write per piece of every result.
+        var pending: [UInt8] = []
+        func flush(atLeast bytes: Int) throws {
+            guard pending.count >= bytes else { return }
+            try handle.write(contentsOf: pending)
+            pending.removeAll(keepingCapacity: true)
+        }
 
-        try emit("{\n  \"interrupted\" : \(summary.interrupted),\n  \"results\" : [")
+        pending += Array("{\n  \"interrupted\" : \(summary.interrupted),\n  \"results\" : [".utf8)
         var first = true
         for span in spans {
             guard let span else { continue }
-            let json = try workspace.spooledResult(span)
-            try emit(first ? "\n" : ",\n")
+            pending += Array((first ? "\n" : ",\n").utf8)
             first = false
-            try emit(indented(String(decoding: json, as: UTF8.self), by: 4))
+            indent(try workspace.spooledResult(span), by: 4, into: &pending)
+            try flush(atLeast: 1 << 20)
         }
-        try emit(first ? "],\n" : "\n  ],\n")
-        try emit("  \"summary\" : " + indented(String(decoding: JSONResultRenderer().encode(summary), as: UTF8.self), by: 2, skippingFirstLine: true))
-        try emit("\n}\n")
+        pending += Array((first ? "],\n" : "\n  ],\n").utf8)
+        pending += Array("  \"summary\" : ".utf8)
+        indent(JSONResultRenderer().encode(summary), by: 2, skippingFirstLine: true, into: &pending)
+        pending += Array("\n}\n".utf8)
+        try flush(atLeast: 0)
         try handle.synchronize()
         try AtomicFile.move(temporary, to: file)
     }
 
-    private static func indented(_ text: String, by spaces: Int, skippingFirstLine: Bool = false) -> String {
-        let pad = String(repeating: " ", count: spaces)
-        return text.split(separator: "\n", omittingEmptySubsequences: false).enumerated().map { index, line in
-            index == 0 && skippingFirstLine ? String(line) : pad + line
-        }.joined(separator: "\n")
+    /// Appends `json` with `spaces` spaces at the start of each line (but the first when `skippingFirstLine`).
+    ///
+    /// On bytes, not Characters: in UTF-8 a line break is the byte 0x0A and never part of another character, and
+    /// splitting a String into lines walked every grapheme of every result (about 20 ms for 400 pushes, at the
+    /// end of the batch, with the other core idle).
+    static func indent(_ json: Data, by spaces: Int, skippingFirstLine: Bool = false, into out: inout [UInt8]) {
+        let pad = repeatElement(UInt8(ascii: " "), count: spaces)
+        if !skippingFirstLine { out.append(contentsOf: pad) }
+        json.withUnsafeBytes { raw in
+            let bytes = raw.bindMemory(to: UInt8.self)
+            var lineStart = 0
+            while let newline = bytes[lineStart...].firstIndex(of: UInt8(ascii: "\n")) {
+                out.append(contentsOf: bytes[lineStart...newline])
+                out.append(contentsOf: pad)
+                lineStart = newline + 1
+            }
+            out.append(contentsOf: bytes[lineStart...])
+        }
     }
 }

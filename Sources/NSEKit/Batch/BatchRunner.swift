@@ -71,6 +71,7 @@ public struct BatchRunner: Sendable {
                     let index = next
                     let input = inputs[index]
                     next += 1
+                    if next == inputs.count { workspace.workFolders.stopReusing() }
                     onStart?(index)
                     group.addTask { [self] in
                         (index, await process(input, index: index, emulator: emulator, workspace: workspace))
