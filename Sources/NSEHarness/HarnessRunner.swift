@@ -316,7 +316,7 @@ struct AttachmentDataStore: Sendable {
             // One folder per attachment keeps the file's own name, which the report shows.
             let destination = folder.appending(path: "\(index)").appending(path: staged.localFile.lastPathComponent)
             do {
-                try FileManager.default.createDirectory(at: destination.deletingLastPathComponent(), withIntermediateDirectories: true)
+                try FolderCreation.make(destination.deletingLastPathComponent())
                 // link(2) itself: FileManager's linkItem reads the file's extended attributes and its owner's
                 // and group's names (/etc/passwd, /etc/group) first, a dozen calls per push.
                 if link(staged.localFile.path, destination.path) != 0 {

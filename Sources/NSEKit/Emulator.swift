@@ -208,7 +208,8 @@ public struct Emulator: Sendable {
             var saved = attachment
             // Several attachments may share a file name; number them so none replaces another.
             let name = kept.count > 1 ? "\(index + 1)-\(source.lastPathComponent)" : source.lastPathComponent
-            let destination = directory.appendingPathComponent(name)
+            // `appending(path:)`: `appendingPathComponent` would stat the path to learn whether it is a folder.
+            let destination = directory.appending(path: name, directoryHint: .notDirectory)
             do {
                 try AtomicFile.move(source, to: destination)
                 saved.file = destination.relativePath

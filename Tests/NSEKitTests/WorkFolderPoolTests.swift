@@ -56,19 +56,35 @@ struct WorkFolderPoolTests {
         #expect(contents(try #require(pool.take())) == [ExtensionContext.attachmentStoreName])
     }
 
-    @Test func onceNoPushWillTakeAFolderTheGivenBackOnesAreRemoved() throws {
+    @Test func afterTheLastTakerFoldersGivenBackAreRemovedAndNotBefore() throws {
         let root = try TemporaryFolder()
         let pool = WorkFolderPool(root: root.url)
-        let waiting = try #require(pool.take())
-        let held = try #require(pool.take())
+        pool.expectTakers(3)
+        let first = try #require(pool.take())
+        let second = try #require(pool.take())
         let store = ExtensionContext.attachmentStoreName
-        try write("adopted", to: held.appendingPathComponent("\(store)/0/attachment.jpg"))
-        try write("left by the extension", to: held.appendingPathComponent("tmp/CFNetworkDownload_1.tmp"))
-        pool.giveBack(waiting)
-        pool.stopReusing()
-        #expect(!FileManager.default.fileExists(atPath: waiting.path), "the folder waiting for a push is removed")
-        #expect(FileManager.default.fileExists(atPath: held.path), "a folder still held is left alone")
-        pool.giveBack(held)
-        #expect(contents(root.url) == [], "one given back afterwards is removed, its store and all")
+        try write("adopted", to: first.appendingPathComponent("\(store)/0/attachment.jpg"))
+        try write("left by the extension", to: first.appendingPathComponent("tmp/CFNetworkDownload_1.tmp"))
+        pool.giveBack(first)
+        #expect(contents(first) == [store, "\(store)/0"], "kept, emptied, for the push still to come")
+
+        let last = try #require(pool.take())
+        #expect(last == first, "the last push reuses it")
+        pool.giveBack(second)
+        #expect(!FileManager.default.fileExists(atPath: second.path), "no push will take it: removed")
+        pool.giveBack(last)
+        #expect(contents(root.url) == [], "the last one too, its store and all")
+    }
+
+    @Test func theLastTakerLeavesNoOtherFolderWaiting() throws {
+        let root = try TemporaryFolder()
+        let pool = WorkFolderPool(root: root.url)
+        pool.expectTakers(3)
+        let first = try #require(pool.take())
+        let second = try #require(pool.take())
+        pool.giveBack(first)
+        pool.giveBack(second)
+        let last = try #require(pool.take())
+        #expect(contents(root.url) == [last.lastPathComponent], "the folder the last push did not need is removed at once")
     }
 }

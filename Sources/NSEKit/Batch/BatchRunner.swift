@@ -54,6 +54,7 @@ public struct BatchRunner: Sendable {
         DescriptorTable.prepare(for: DescriptorTable.needed(forJobs: jobs))
         let workspace = try ResultWorkspace(outDirectory: outDirectory)
         defer { workspace.remove() }
+        workspace.workFolders.expectTakers(inputs.count)
         let cache = try SharedMediaCache(directory: workspace.cache)
         var configured = emulator
         configured.mediaCache = cache
@@ -71,7 +72,6 @@ public struct BatchRunner: Sendable {
                     let index = next
                     let input = inputs[index]
                     next += 1
-                    if next == inputs.count { workspace.workFolders.stopReusing() }
                     onStart?(index)
                     group.addTask { [self] in
                         (index, await process(input, index: index, emulator: emulator, workspace: workspace))
@@ -117,7 +117,9 @@ public struct BatchRunner: Sendable {
     /// One push, start to saved result; nil when the batch was cancelled meanwhile (nothing is kept).
     private func process(_ input: BatchInput, index: Int, emulator: Emulator, workspace: ResultWorkspace) async -> Processed? {
         let staging = outDirectory != nil || onResult != nil ? workspace.stagingFolder(for: index) : nil
-        defer { if let staging { try? FileManager.default.removeItem(at: staging) } }
+        // Once published, the staging folder is gone; only an unpublished one is removed (FileManager builds an
+        // error object for one that is missing).
+        defer { if let staging, access(staging.path, F_OK) == 0 { try? FileManager.default.removeItem(at: staging) } }
         // Handed back only once the result is saved and rendered: until then its attachments may still be there.
         var emulator = emulator
         emulator.workFolder = workspace.workFolders.take()

@@ -149,7 +149,8 @@ public final class SharedMediaCache: Sendable {
 
     /// A hard link costs no copy; a cache on another file system than the destination falls back to copying.
     private static func link(_ source: URL, to destination: URL) throws {
-        try? FileManager.default.removeItem(at: destination)
+        // unlink(2) first: FileManager's removal builds an error object for the usual case, nothing there.
+        if unlink(destination.path) != 0, errno != ENOENT { try? FileManager.default.removeItem(at: destination) }
         if Foundation.link(source.path, destination.path) == 0 { return }
         try FileManager.default.copyItem(at: source, to: destination)
     }

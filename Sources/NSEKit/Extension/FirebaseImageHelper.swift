@@ -138,7 +138,13 @@ public struct FirebaseImageHelper: Sendable {
         let fileExtension = Self.fileExtension(for: fetched.head, profile: profile)
         let named = context.workDirectory.appending(path: "attachment" + (fileExtension.isEmpty ? "" : "." + fileExtension))
         do {
-            try FileManager.default.moveItem(at: fetched.file, to: named)
+            // link(2) then unlink(2): a move that, like FileManager's (and the helper's own call), never replaces a
+            // file already there, without FileManager's checks around it; anything unusual goes to FileManager.
+            if link(fetched.file.path, named.path) == 0 {
+                unlink(fetched.file.path)
+            } else {
+                try FileManager.default.moveItem(at: fetched.file, to: named)
+            }
         } catch {
             state.diagnostics.append(.error(.mediaNotSaved, "Could not rename the download to \(named.lastPathComponent): \(error.localizedDescription). Firebase's helper logs error 20002 here and shows no image."))
             return

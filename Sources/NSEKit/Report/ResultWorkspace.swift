@@ -61,7 +61,7 @@ public final class ResultWorkspace: Sendable {
     public func publish(_ result: inout ProcessResult, staged: URL, to destination: URL) throws -> Data {
         result.relocateAttachments(to: destination)
         let json = JSONResultRenderer().encode(result)
-        try FileManager.default.createDirectory(at: staged, withIntermediateDirectories: true)
+        try FolderCreation.make(staged)
         try Self.write(json, to: staged.appending(path: "content.json"))
         try commit(staged, to: destination)
         return json
@@ -72,7 +72,7 @@ public final class ResultWorkspace: Sendable {
     /// The old folder is first renamed aside, so a reader sees the old complete result, then the new complete
     /// one; never a mix of the two or a half-written file.
     func commit(_ staged: URL, to destination: URL) throws {
-        try FileManager.default.createDirectory(at: destination.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try FolderCreation.make(destination.deletingLastPathComponent())
         if rename(staged.path, destination.path) == 0 { return }
         guard [EEXIST, ENOTEMPTY, ENOTDIR, EISDIR].contains(errno) else { throw Self.posixError(destination) }
         let aside = trash.appending(path: String(nextName.add(1, ordering: .relaxed).newValue))

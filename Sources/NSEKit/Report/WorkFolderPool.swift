@@ -10,36 +10,54 @@ import Synchronization
 ///
 /// An emptied folder holds nothing a run made except the attachment store's folders, themselves emptied.
 ///
-/// Once the batch has started its last push, folders given back are removed instead (`stopReusing`): a batch
-/// of 256 pushes in flight holds 256 folders (768 with their stores), and removing them all after the report
-/// took 90 ms on this machine's ext4, with the other core idle; removed as each push ends, that work overlaps the
-/// last pushes' own.
+/// Once the last push has taken its folder, folders given back are removed instead (`expectTakers`): a batch of
+/// 256 pushes in flight holds 256 folders (768 with their stores), and removing them all after the report took
+/// 90 ms on this machine's ext4, with the other core idle; removed as each push ends, that work overlaps the last
+/// pushes' own.
 final class WorkFolderPool: Sendable {
     private let root: URL
     private struct State {
         var free: [URL] = []
         var made = 0
-        var reusing = true
+        /// How many more `take` calls will come; nil when unknown (every folder is kept for reuse).
+        var takersLeft: Int?
     }
 
-    // Guarded by itself: the emptied folders waiting for a push, and how many folders were made.
+    // Guarded by itself: the emptied folders waiting for a push, how many folders were made, and how many
+    // pushes will still take one.
     private let state = Mutex(State())
 
     init(root: URL) {
         self.root = root
     }
 
+    /// Says how many pushes will take a folder from now on: after the last of them, none is kept for reuse.
+    func expectTakers(_ count: Int) {
+        state.withLock { $0.takersLeft = count }
+    }
+
     /// A folder no other push holds: an emptied one, or a new one; nil when none can be made (the run then makes
     /// its own in the temporary directory, and says so if that fails too).
     func take() -> URL? {
-        let taken: (reused: URL?, number: Int) = state.withLock { state in
-            if let folder = state.free.popLast() { return (folder, 0) }
+        let taken: (reused: URL?, number: Int, unwanted: [URL]) = state.withLock { state in
+            var unwanted: [URL] = []
+            if let left = state.takersLeft {
+                state.takersLeft = max(0, left - 1)
+            }
+            let reused = state.free.popLast()
+            if state.takersLeft == 0 {
+                // The last taker: the other waiting folders will never be used again.
+                unwanted = state.free
+                state.free = []
+            }
+            if let reused { return (reused, 0, unwanted) }
             state.made += 1
-            return (nil, state.made)
+            return (nil, state.made, unwanted)
         }
+        taken.unwanted.forEach(Self.removeEmptied)
         if let reused = taken.reused { return reused }
-        let folder = root.appendingPathComponent("push-\(taken.number)")
-        return (try? FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)) != nil ? folder : nil
+        let folder = root.appending(path: "push-\(taken.number)", directoryHint: .isDirectory)
+        return (try? FolderCreation.make(folder)) != nil ? folder : nil
     }
 
     /// Empties `folder` for the next push, or removes it once no push will take it; one that cannot be emptied is
@@ -47,20 +65,11 @@ final class WorkFolderPool: Sendable {
     func giveBack(_ folder: URL) {
         guard Self.empty(folder) else { return }
         let kept = state.withLock { state in
-            if state.reusing { state.free.append(folder) }
-            return state.reusing
+            let wanted = state.takersLeft.map { $0 > 0 } ?? true
+            if wanted { state.free.append(folder) }
+            return wanted
         }
         if !kept { Self.removeEmptied(folder) }
-    }
-
-    /// No push will take a folder any more: removes the waiting ones, and every one given back from now on.
-    func stopReusing() {
-        let waiting = state.withLock { state in
-            state.reusing = false
-            defer { state.free = [] }
-            return state.free
-        }
-        waiting.forEach(Self.removeEmptied)
     }
 
     /// Removes an emptied folder: its store's empty folders, the store, the folder. Whatever is in the way (a

@@ -19,7 +19,7 @@ public enum AtomicFile {
     /// On one file system rename(2) alone is atomic; only a copy goes through a temporary file (one rename and
     /// one file name fewer per attachment in a batch).
     public static func move(_ source: URL, to destination: URL) throws {
-        try FileManager.default.createDirectory(at: destination.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try FolderCreation.make(destination.deletingLastPathComponent())
         if rename(source.path, destination.path) == 0 { return }
         let temporary = temporaryURL(beside: destination)
         do {
