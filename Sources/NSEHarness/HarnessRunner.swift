@@ -59,7 +59,7 @@ public struct HarnessRunner: ExtensionRunner {
             identifier: UUID().uuidString, content: UNNotificationContent(state.original, environment: environment),
             trigger: UNPushNotificationTrigger())
         let handler = ContentHandlerRecorder()
-        handler.dataStore = AttachmentDataStore(folder: context.workDirectory.appending(path: ExtensionContext.attachmentStoreName))
+        handler.dataStore = AttachmentDataStore(folder: context.workDirectory)
         // A crash (an SDK stand-in reaching code that raises on a device) ends the wait at once.
         environment.onCrash { handler.noteCrash() }
         // Made with the run current, so a session the extension makes in its initializer belongs to the run.
@@ -306,6 +306,7 @@ final class ContentHandlerRecorder: @unchecked Sendable {
 /// is left where it was. Which files are the bundle's cannot be told on Linux: a repository checked out under /tmp
 /// looks like an extension's temporary folder, and moving would delete its fixtures.
 struct AttachmentDataStore: Sendable {
+    /// The run's working folder, where the store's folders are (`ExtensionContext.attachmentStoreFolder`).
     let folder: URL
 
     /// The content with each attachment whose file exists now linked (or copied) into the store.
@@ -314,7 +315,8 @@ struct AttachmentDataStore: Sendable {
         content.fields.attachments = content.fields.attachments.enumerated().map { index, attachment in
             var staged = attachment.staged
             // One folder per attachment keeps the file's own name, which the report shows.
-            let destination = folder.appending(path: "\(index)").appending(path: staged.localFile.lastPathComponent)
+            let destination = folder.appending(path: ExtensionContext.attachmentStoreFolder(index), directoryHint: .isDirectory)
+                .appending(path: staged.localFile.lastPathComponent, directoryHint: .notDirectory)
             do {
                 try FolderCreation.make(destination.deletingLastPathComponent())
                 // link(2) itself: FileManager's linkItem reads the file's extended attributes and its owner's

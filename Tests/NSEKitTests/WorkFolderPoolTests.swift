@@ -22,16 +22,17 @@ struct WorkFolderPoolTests {
         let second = try #require(pool.take())
         #expect(first != second)
 
-        let store = ExtensionContext.attachmentStoreName
+        let (store0, store1) = (ExtensionContext.attachmentStoreFolder(0), ExtensionContext.attachmentStoreFolder(1))
         try write("image", to: first.appendingPathComponent("download"))
         try write("made by the extension", to: first.appendingPathComponent("tmp/CFNetworkDownload_1.tmp"))
-        try write("adopted", to: first.appendingPathComponent("\(store)/0/attachment.jpg"))
-        try write("second attachment", to: first.appendingPathComponent("\(store)/1/image.png"))
+        try write("adopted", to: first.appendingPathComponent("\(store0)/attachment.jpg"))
+        try write("second attachment", to: first.appendingPathComponent("\(store1)/image.png"))
+        try write("not the store's", to: first.appendingPathComponent("\(ExtensionContext.attachmentStoreName)-x/file"))
         pool.giveBack(first)
 
         let reused = try #require(pool.take())
         #expect(reused == first, "the emptied folder is handed out before a new one is made")
-        #expect(contents(reused) == [store, "\(store)/0", "\(store)/1"], "only the store's folders stay, and empty")
+        #expect(contents(reused) == [store0, store1], "only the store's folders stay, and empty")
         #expect(try #require(pool.take()) != second, "a folder still held is never handed out")
     }
 
@@ -41,19 +42,19 @@ struct WorkFolderPoolTests {
         try write("keep me", to: outside.url.appendingPathComponent("precious.txt"))
         let pool = WorkFolderPool(root: root.url)
         let folder = try #require(pool.take())
-        let store = folder.appendingPathComponent(ExtensionContext.attachmentStoreName)
-        // A link in the store's place, and one among its numbered folders: both point at a folder outside.
+        let store = folder.appendingPathComponent(ExtensionContext.attachmentStoreFolder(0))
+        // A link in a store folder's place, and one inside a store folder: both point at a folder outside.
         try FileManager.default.createSymbolicLink(at: store, withDestinationURL: outside.url)
         pool.giveBack(folder)
         #expect(contents(outside.url) == ["precious.txt"])
 
         let again = try #require(pool.take())
-        try FileManager.default.createDirectory(at: again.appendingPathComponent(ExtensionContext.attachmentStoreName), withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(at: again.appendingPathComponent(ExtensionContext.attachmentStoreFolder(0)), withIntermediateDirectories: true)
         try FileManager.default.createSymbolicLink(
-            at: again.appendingPathComponent("\(ExtensionContext.attachmentStoreName)/0"), withDestinationURL: outside.url)
+            at: again.appendingPathComponent("\(ExtensionContext.attachmentStoreFolder(0))/link"), withDestinationURL: outside.url)
         pool.giveBack(again)
         #expect(contents(outside.url) == ["precious.txt"])
-        #expect(contents(try #require(pool.take())) == [ExtensionContext.attachmentStoreName])
+        #expect(contents(try #require(pool.take())) == [ExtensionContext.attachmentStoreFolder(0)])
     }
 
     @Test func afterTheLastTakerFoldersGivenBackAreRemovedAndNotBefore() throws {
@@ -62,11 +63,11 @@ struct WorkFolderPoolTests {
         pool.expectTakers(3)
         let first = try #require(pool.take())
         let second = try #require(pool.take())
-        let store = ExtensionContext.attachmentStoreName
-        try write("adopted", to: first.appendingPathComponent("\(store)/0/attachment.jpg"))
+        let store = ExtensionContext.attachmentStoreFolder(0)
+        try write("adopted", to: first.appendingPathComponent("\(store)/attachment.jpg"))
         try write("left by the extension", to: first.appendingPathComponent("tmp/CFNetworkDownload_1.tmp"))
         pool.giveBack(first)
-        #expect(contents(first) == [store, "\(store)/0"], "kept, emptied, for the push still to come")
+        #expect(contents(first) == [store], "kept, emptied, for the push still to come")
 
         let last = try #require(pool.take())
         #expect(last == first, "the last push reuses it")

@@ -35,9 +35,22 @@ public struct ExtensionContext: Sendable {
     /// A private folder for downloads: removed after the run, or emptied and handed to a batch's next push.
     public var workDirectory: URL
 
-    /// The folder inside `workDirectory` where the content handler's call takes the attachment files, as iOS
-    /// takes them into its data store. A batch keeps its numbered folders (emptied) when it reuses a work folder.
+    /// The folders inside `workDirectory` where the content handler's call takes the attachment files, as iOS
+    /// takes them into its data store: `AttachmentDataStore-0` for the first attachment, and so on, one folder each
+    /// so every file keeps its own name. A batch keeps them (emptied) when it reuses a work folder.
     public static let attachmentStoreName = "AttachmentDataStore"
+
+    /// The store's folder for the attachment at `index`.
+    public static func attachmentStoreFolder(_ index: Int) -> String {
+        "\(attachmentStoreName)-\(index)"
+    }
+
+    /// Whether `name` is one of the store's folder names.
+    public static func isAttachmentStoreFolder(_ name: String) -> Bool {
+        guard name.hasPrefix(attachmentStoreName + "-") else { return false }
+        let number = name.utf8.dropFirst(attachmentStoreName.utf8.count + 1)
+        return !number.isEmpty && number.allSatisfy { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }
+    }
 
     public init(profile: DeviceProfile, deadline: ContinuousClock.Instant, fetcher: MediaFetcher, workDirectory: URL) {
         self.profile = profile

@@ -3,17 +3,17 @@ import Synchronization
 
 /// The working folders of a batch's pushes, each reused by a later push once emptied.
 ///
-/// Why: a push made three folders (its working folder and the attachment store's two) and the workspace's
-/// removal took them away again; on ext4 every new folder is placed by a search that skips recently freed
-/// inodes one by one, and those `mkdir` and `rmdir` calls were 28% of a shared-image batch's CPU (perf, 1,000
-/// pushes). A batch now makes at most one working folder per push in flight.
+/// Why: a push makes two folders (its working folder and its attachment's store folder), and they were removed
+/// again after it; on ext4 every new folder is placed by a search that skips recently freed inodes one by one,
+/// and those `mkdir` and `rmdir` calls were 28% of a shared-image batch's CPU (perf, 1,000 pushes). A batch now
+/// makes at most one working folder per push in flight.
 ///
 /// An emptied folder holds nothing a run made except the attachment store's folders, themselves emptied.
 ///
 /// Once the last push has taken its folder, folders given back are removed instead (`expectTakers`): a batch of
-/// 256 pushes in flight holds 256 folders (768 with their stores), and removing them all after the report took
-/// 90 ms on this machine's ext4, with the other core idle; removed as each push ends, that work overlaps the last
-/// pushes' own.
+/// 256 pushes in flight holds 512 folders, and removing them all after the report took 90 ms on this machine's
+/// ext4 (768 then, the store having a level more), with the other core idle; removed as each push ends, that
+/// work overlaps the last pushes' own.
 final class WorkFolderPool: Sendable {
     private let root: URL
     private struct State {
@@ -72,33 +72,24 @@ final class WorkFolderPool: Sendable {
         if !kept { Self.removeEmptied(folder) }
     }
 
-    /// Removes an emptied folder: its store's empty folders, the store, the folder. Whatever is in the way (a
-    /// link where a folder was) is left to the workspace's removal.
+    /// Removes an emptied folder: the store's empty folders, then the folder. Whatever is in the way (a link where
+    /// a folder was) is left to the workspace's removal.
     private static func removeEmptied(_ folder: URL) {
-        let store = folder.appending(path: ExtensionContext.attachmentStoreName)
-        if isFolder(store) {
-            for name in (try? FileManager.default.contentsOfDirectory(atPath: store.path)) ?? [] {
-                rmdir(store.appending(path: name).path)
-            }
-            rmdir(store.path)
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? [] {
+            rmdir(folder.appending(path: name).path)
         }
         rmdir(folder.path)
     }
 
-    /// Removes everything in `folder` but the attachment store's own folders, which are emptied. Never follows
-    /// a symbolic link: an extension may have left one anywhere in its folder.
+    /// Removes everything in `folder` but the attachment store's folders, which are emptied. Never follows a
+    /// symbolic link: an extension may have left one anywhere in its folder.
     static func empty(_ folder: URL) -> Bool {
         guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder.path) else { return false }
         return names.allSatisfy { name in
             let entry = folder.appending(path: name)
-            if name == ExtensionContext.attachmentStoreName, isFolder(entry) {
-                guard let stores = try? FileManager.default.contentsOfDirectory(atPath: entry.path) else { return false }
-                return stores.allSatisfy { store in
-                    let storeFolder = entry.appending(path: store)
-                    guard isFolder(storeFolder) else { return remove(storeFolder) }
-                    let files = (try? FileManager.default.contentsOfDirectory(atPath: storeFolder.path)) ?? []
-                    return files.allSatisfy { remove(storeFolder.appending(path: $0)) }
-                }
+            if ExtensionContext.isAttachmentStoreFolder(name), isFolder(entry) {
+                let files = (try? FileManager.default.contentsOfDirectory(atPath: entry.path)) ?? []
+                return files.allSatisfy { remove(entry.appending(path: $0)) }
             }
             return remove(entry)
         }
