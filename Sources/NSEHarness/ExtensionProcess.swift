@@ -28,7 +28,7 @@ public struct ExtensionProcess: Sendable {
         let reason: String
         do {
             try JSONResultRenderer().encode(request).write(to: requestFile)
-            try FileManager.default.createDirectory(at: temporary, withIntermediateDirectories: true)
+            try FolderCreation.make(temporary)
             var environment = ProcessInfo.processInfo.environment
             environment["TMPDIR"] = temporary.path
             // The extension's own print() and NSLog lines go to standard error, never into the report.

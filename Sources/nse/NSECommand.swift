@@ -20,15 +20,16 @@ struct NSECommand: AsyncParsableCommand {
         // threshold keeps every block over 128 KiB in a mapping of its own, returned to the system when freed.
         _ = csystem_malloc_set_mmap_threshold(128 * 1024)
         let arguments = Array(CommandLine.arguments.dropFirst())
-        if arguments.first == BatchCommand.configuration.commandName, BatchSupervisor.isWorker(arguments) {
-            // Before any thread starts, when growing the table is cheap: room for the largest batch `--jobs` allows.
-            // Only a batch's worker needs it; other commands' children keep the usual descriptor limit.
-            DescriptorTable.prepare(for: DescriptorTable.needed(forJobs: BatchRunner.maxJobs))
-        }
-        if arguments.first == BatchCommand.configuration.commandName, !BatchSupervisor.isWorker(arguments) {
-            // `nse batch` supervises a worker, which parses the same arguments and reports any mistake in them: the
-            // supervisor starts it at once rather than parse them first (a few milliseconds of every batch's start).
-            Foundation.exit(BatchSupervisor.run(arguments: arguments))
+        if arguments.first == BatchCommand.configuration.commandName {
+            if BatchSupervisor.isWorker(arguments) {
+                // Before any thread starts, when growing the table is cheap: room for the largest batch `--jobs`
+                // allows. Only a batch's worker needs it; other commands' children keep the usual descriptor limit.
+                DescriptorTable.prepare(for: DescriptorTable.needed(forJobs: BatchRunner.maxJobs))
+            } else {
+                // `nse batch` supervises a worker, which parses the same arguments and reports any mistake in them:
+                // the supervisor starts it at once rather than parse them first (a few milliseconds of every start).
+                Foundation.exit(BatchSupervisor.run(arguments: arguments))
+            }
         }
         do {
             var command = try parseAsRoot()

@@ -20,19 +20,19 @@ enum BatchReportFile {
             pending.removeAll(keepingCapacity: true)
         }
 
-        pending += Array("{\n  \"interrupted\" : \(summary.interrupted),\n  \"results\" : [".utf8)
+        pending.append(contentsOf: "{\n  \"interrupted\" : \(summary.interrupted),\n  \"results\" : [".utf8)
         var first = true
         for span in spans {
             guard let span else { continue }
-            pending += Array((first ? "\n" : ",\n").utf8)
+            pending.append(contentsOf: (first ? "\n" : ",\n").utf8)
             first = false
             indent(try workspace.spooledResult(span), by: 4, into: &pending)
             try flush(atLeast: 1 << 20)
         }
-        pending += Array((first ? "],\n" : "\n  ],\n").utf8)
-        pending += Array("  \"summary\" : ".utf8)
+        pending.append(contentsOf: (first ? "],\n" : "\n  ],\n").utf8)
+        pending.append(contentsOf: "  \"summary\" : ".utf8)
         indent(JSONResultRenderer().encode(summary), by: 2, skippingFirstLine: true, into: &pending)
-        pending += Array("\n}\n".utf8)
+        pending.append(contentsOf: "\n}\n".utf8)
         try flush(atLeast: 0)
         try handle.synchronize()
         try AtomicFile.move(temporary, to: file)
