@@ -46,6 +46,17 @@ public struct Emulator: Sendable {
         return result
     }
 
+    /// Starts the download the extension is certain to make for the push in `file` (`ExtensionRunner.plannedDownload`)
+    /// through the batch's cache, so that the push, processed later, finds it in flight or done. The push is read and
+    /// checked as `process(file:)` does; nothing is started without a cache, for a push iOS would not run the
+    /// extension for, or when the extension's download cannot be known before it runs.
+    public func prefetch(file: URL) {
+        guard let mediaCache, platform.includesIOS, let push = try? PushReader.read(file) else { return }
+        guard check(push).runsExtension,
+              let planned = extensionRunner.plannedDownload(for: NotificationContent(push), profile: profile) else { return }
+        mediaCache.prefetch(planned, using: fetcher, deadline: .now + profile.timeBudget)
+    }
+
     /// Processes a push already read.
     public func process(_ push: ReceivedPush, input: String, attachmentDirectory: URL? = nil) async -> ProcessResult {
         // Registered for the whole push, decoding included: a run measuring process-wide memory must know of it.
@@ -101,7 +112,7 @@ public struct Emulator: Sendable {
             return
         }
         let original = NotificationContent(push)
-        guard checks.eligibility.invoked else {
+        guard checks.runsExtension else {
             result.outcome = .original
             result.content = original
             return

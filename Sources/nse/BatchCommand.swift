@@ -24,6 +24,9 @@ struct BatchCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Pushes in flight at once. A push waiting on the network holds no thread (every download shares one network thread), and decoding runs one image per core whatever this is, so a high number costs little: it is how many downloads a slow CDN may keep waiting.", valueName: "n"))
     var jobs = BatchRunner.defaultJobs
 
+    @Option(name: .customLong("read-ahead"), help: ArgumentHelp("Start the downloads of this many queued pushes before their turn (default: as many as --jobs; 0: none), where the download is known before the extension runs (Firebase's helper's). At most --jobs plus this many downloads are in flight.", valueName: "n"))
+    var readAhead: Int?
+
     @Option(help: ArgumentHelp("Also write JUnit XML (one test case per push) to this file.", valueName: "file"))
     var junit: String?
 
@@ -72,6 +75,7 @@ struct BatchCommand: AsyncParsableCommand {
     func validate() throws {
         guard !paths.isEmpty else { throw ValidationError("Name at least one folder of push files.") }
         guard (1...BatchRunner.maxJobs).contains(jobs) else { throw ValidationError("--jobs must be between 1 and \(BatchRunner.maxJobs).") }
+        guard (0...BatchRunner.maxJobs).contains(readAhead ?? 0) else { throw ValidationError("--read-ahead must be between 0 and \(BatchRunner.maxJobs).") }
         // A batch gives each push one verdict from one helper; the side-by-side comparison is per file.
         guard sdkOption.sdk != .all else {
             throw ValidationError("--sdk all compares every helper on each push side by side: run `nse process --sdk all FILES` (--format json for the comparison as JSON). A batch judges each push by one helper: --sdk auto (the default: detected from each payload's keys) or --sdk NAME.")
@@ -139,7 +143,7 @@ struct BatchCommand: AsyncParsableCommand {
         defer { server?.stop() }
         var emulator = Emulator(profile: device.profile, changes: changes.changes, hostMapping: MediaOptions.mapping(to: server), sdk: sdkOption.sdk)
         emulator.platform = platform
-        var runner = BatchRunner(emulator: emulator, jobs: jobs, outDirectory: outDirectory)
+        var runner = BatchRunner(emulator: emulator, jobs: jobs, readAhead: readAhead, outDirectory: outDirectory)
         runner.strict = report.strict
         runner.onStart = { [indexes, inputs] in journal.started(indexes[$0], path: inputs[$0].displayPath) }
         // A suspect re-run alone (--worker-only) writes no report: only whether it crashes matters.

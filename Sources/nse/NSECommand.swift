@@ -23,8 +23,8 @@ struct NSECommand: AsyncParsableCommand {
         if arguments.first == BatchCommand.configuration.commandName {
             if BatchSupervisor.isWorker(arguments) {
                 // Before any thread starts, when growing the table is cheap: room for the largest batch `--jobs`
-                // allows. Only a batch's worker needs it; other commands' children keep the usual descriptor limit.
-                DescriptorTable.prepare(for: DescriptorTable.needed(forJobs: BatchRunner.maxJobs))
+                // and `--read-ahead` allow. Only a batch's worker needs it; other commands' children keep the usual descriptor limit.
+                DescriptorTable.prepare(for: DescriptorTable.needed(forJobs: BatchRunner.maxJobs, readAhead: BatchRunner.maxJobs))
             } else {
                 // `nse batch` supervises a worker, which parses the same arguments and reports any mistake in them:
                 // the supervisor starts it at once rather than parse them first (a few milliseconds of every start).

@@ -80,7 +80,8 @@ struct BatchCommandTests {
     }
 
     @Test(arguments: [
-        ["batch"], ["batch", "samples/payloads", "--jobs", "0"], ["batch", "samples/does-not-exist"], ["batch", "Sources/NSEMediaServer"],
+        ["batch"], ["batch", "samples/payloads", "--jobs", "0"], ["batch", "samples/payloads", "--read-ahead", "2000"],
+        ["batch", "samples/does-not-exist"], ["batch", "Sources/NSEMediaServer"],
         ["batch", "samples/payloads/jpeg-ok.json", "--media", "samples/media", "--out", "/proc/nse-cannot-write-here"],
         ["batch", "samples/payloads/jpeg-ok.json", "--media", "samples/media", "--junit", "/proc/nse-cannot-write-here/junit.xml"],
     ])

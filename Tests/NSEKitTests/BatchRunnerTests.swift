@@ -138,6 +138,60 @@ struct BatchRunnerTests {
         #expect(server.requests.filter { $0.path == "/stall.jpg" }.count == 1, "one download shared by the three pushes")
     }
 
+    /// Judged by events: the first push's image is held until the second push's request arrives, which, with one
+    /// push in flight, only a download started ahead of the second push's turn can make happen before the cap.
+    @Test func aQueuedPushsDownloadStartsBeforeItsTurnAndReportsItsTransferTime() async throws {
+        let serverDelay: Duration = .milliseconds(300)
+        let aheadAsked = Mutex(false)
+        let releasedByEvent = Mutex(false)
+        let server = try LoopbackHTTPServer { request in
+            if request.path == "/held.jpg" {
+                let cap = ContinuousClock.now + .seconds(20)
+                while !aheadAsked.withLock({ $0 }), ContinuousClock.now < cap { usleep(1_000) }
+                releasedByEvent.withLock { $0 = aheadAsked.withLock { $0 } }
+            } else {
+                aheadAsked.withLock { $0 = true }
+                usleep(UInt32(serverDelay.milliseconds * 1000))
+            }
+            return .ok(Self.okJPEG, contentType: "image/jpeg")
+        }
+        defer { server.stop() }
+        let inputs = try TemporaryFolder()
+        let tree = PayloadTree(root: inputs.url)
+        try tree.add("a.json", imageURL: server.baseURL + "/held.jpg")
+        try tree.add("b.json", imageURL: server.baseURL + "/ahead.jpg")
+
+        let run = try await runBatch(tree, out: nil, jobs: 1, readAhead: 1)
+
+        #expect(releasedByEvent.withLock { $0 }, "the second push's download started while the first push waited")
+        #expect(run.report.entries.allSatisfy { $0?.passed == true })
+        #expect(server.requests.map(\.path).sorted() == ["/ahead.jpg", "/held.jpg"], "each downloaded once")
+        #expect(run.report.summary.media.downloadsRequested == 2 && run.report.summary.media.downloadsMade == 2)
+        // The second push started after its transfer had begun, yet reports the whole transfer, as a device would
+        // wait for it: no less than the server's own delay.
+        let ahead = try #require(run.report.entries.compactMap { $0 }.first { $0.input.hasSuffix("b.json") })
+        #expect((ahead.downloadMilliseconds ?? 0) >= serverDelay.milliseconds, "\(ahead.downloadMilliseconds ?? 0) ms")
+    }
+
+    /// A push iOS would not run the extension for (no `mutable-content`) downloads nothing, ahead or not.
+    @Test func nothingIsDownloadedAheadForAPushTheExtensionWouldNotRunFor() async throws {
+        let server = try cdn([
+            "/a.jpg": .ok(Self.okJPEG, contentType: "image/jpeg"),
+            "/b.jpg": .ok(Self.okJPEG, contentType: "image/jpeg"),
+        ])
+        defer { server.stop() }
+        let inputs = try TemporaryFolder()
+        let tree = PayloadTree(root: inputs.url)
+        try tree.add("a.json", imageURL: server.baseURL + "/a.jpg")
+        try tree.write("b.json", #"{"aps": {"alert": {"title": "Sale", "body": "b"}}, "fcm_options": {"image": "\#(server.baseURL)/b.jpg"}}"#)
+
+        let run = try await runBatch(tree, out: nil, jobs: 1, readAhead: 4)
+
+        #expect(run.report.entries.compactMap { $0?.outcome } == [.modified, .original])
+        #expect(server.requests.map(\.path) == ["/a.jpg"])
+        #expect(run.report.summary.media.downloadsMade == 1)
+    }
+
     @Test(.timeLimit(.minutes(1)))
     func aTimeOutSharedByPushesOfTheSameURLIsWaitedForOnce() async throws {
         let budget: Duration = .seconds(2)
@@ -174,9 +228,12 @@ struct BatchRunnerTests {
         let discovered = try BatchInputDiscovery.discover([tree.root.path])
 
         let batch = Task { try await runBatch(discovered, out: out.url, jobs: 4, profile: loopbackProfile(budget: .seconds(600))) }
-        // Wait until the four stalled transfers are in flight, then interrupt.
+        // Wait until the three good results are saved and the four stalled transfers are in flight (their downloads
+        // start ahead of their turn), then interrupt.
         let waitLimit = ContinuousClock.now + .seconds(10)
-        while server.requests.filter({ $0.path == "/stall.jpg" }).count < 4, ContinuousClock.now < waitLimit {
+        let good = (0..<3).map { out.file("a-ok-\($0).json/content.json").path }
+        while server.requests.filter({ $0.path == "/stall.jpg" }).count < 4 || !good.allSatisfy({ FileManager.default.fileExists(atPath: $0) }),
+              ContinuousClock.now < waitLimit {
             try await Task.sleep(for: .milliseconds(20))
         }
         batch.cancel()

@@ -32,16 +32,17 @@ struct BatchRun {
 }
 
 func runBatch(
-    _ tree: PayloadTree, out: URL?, jobs: Int = 4, profile: DeviceProfile = loopbackProfile()
+    _ tree: PayloadTree, out: URL?, jobs: Int = 4, readAhead: Int? = nil, profile: DeviceProfile = loopbackProfile()
 ) async throws -> BatchRun {
     let inputs = try BatchInputDiscovery.discover([tree.root.path], excluding: out.map { [$0] } ?? [])
-    return try await runBatch(inputs, out: out, jobs: jobs, profile: profile)
+    return try await runBatch(inputs, out: out, jobs: jobs, readAhead: readAhead, profile: profile)
 }
 
 func runBatch(
-    _ inputs: [BatchInput], out: URL?, jobs: Int = 4, profile: DeviceProfile = loopbackProfile()
+    _ inputs: [BatchInput], out: URL?, jobs: Int = 4, readAhead: Int? = nil, profile: DeviceProfile = loopbackProfile()
 ) async throws -> BatchRun {
-    let runner = BatchRunner(emulator: Emulator(profile: profile, changes: ContentChanges(titleSuffix: " [b]")), jobs: jobs, outDirectory: out)
+    let runner = BatchRunner(
+        emulator: Emulator(profile: profile, changes: ContentChanges(titleSuffix: " [b]")), jobs: jobs, readAhead: readAhead, outDirectory: out)
     let completed = Mutex<[(Int, BatchEntry, ContinuousClock.Instant)]>([])
     let report = try await runner.run(inputs) { index, entry in
         completed.withLock { $0.append((index, entry, .now)) }

@@ -24,10 +24,16 @@ public struct BatchRunner: Sendable {
     /// outstanding (and the small record each push in flight keeps).
     public var jobs: Int
 
+    /// Queued pushes whose downloads start before their turn, as far ahead of the last push started: those the
+    /// extension is certain to make (`ExtensionRunner.plannedDownload`, Firebase's helper's). The push then finds
+    /// its download in flight or done, so a batch longer than `jobs` does not wait on the network in waves; at
+    /// most `jobs + readAhead` transfers are in flight. 0: none.
+    public var readAhead: Int
+
     /// `nse batch`'s default: enough transfers in flight to hide a CDN's first-byte latency (150 ms at 8 MB/s
     /// needs about 100 to keep two cores decoding), few enough to stay polite to one host and within 64 MB.
     public static let defaultJobs = 256
-    /// The most `--jobs` accepts: each push in flight holds descriptors (`DescriptorTable`).
+    /// The most `--jobs` (and `--read-ahead`) accepts: each push in flight holds descriptors (`DescriptorTable`).
     public static let maxJobs = 1024
     /// Where results go; nil keeps only the summary (and whatever the caller renders from the entries).
     public var outDirectory: URL?
@@ -37,13 +43,16 @@ public struct BatchRunner: Sendable {
     /// concurrently, in completion order. When set, attachments are staged even without `outDirectory`.
     public var onResult: (@Sendable (CompletedPush) async -> Void)?
 
-    /// Called with a push's index as it starts (before any of its work): with `onEntry`, what a supervisor
-    /// needs to tell which push was in flight when the process died.
+    /// Called with a push's index as it starts (before any of its work), and before that when its download starts
+    /// ahead of its turn (`readAhead`): with `onEntry`, what a supervisor needs to tell which pushes were in
+    /// flight when the process died.
     public var onStart: (@Sendable (Int) -> Void)?
 
-    public init(emulator: Emulator, jobs: Int, outDirectory: URL?) {
+    /// `readAhead` nil: as many as `jobs`.
+    public init(emulator: Emulator, jobs: Int, readAhead: Int? = nil, outDirectory: URL?) {
         self.emulator = emulator
         self.jobs = max(1, jobs)
+        self.readAhead = max(0, readAhead ?? jobs)
         self.outDirectory = outDirectory
     }
 
@@ -51,7 +60,7 @@ public struct BatchRunner: Sendable {
     /// Throws only when the batch cannot start (its working folder cannot be made in the output folder).
     public func run(_ inputs: [BatchInput], onEntry: @Sendable (Int, BatchEntry) -> Void = { _, _ in }) async throws -> BatchReport {
         let started = ContinuousClock.now
-        DescriptorTable.prepare(for: DescriptorTable.needed(forJobs: jobs))
+        DescriptorTable.prepare(for: DescriptorTable.needed(forJobs: jobs, readAhead: readAhead))
         let workspace = try ResultWorkspace(outDirectory: outDirectory)
         defer { workspace.remove() }
         workspace.workFolders.expectTakers(inputs.count)
@@ -77,7 +86,20 @@ public struct BatchRunner: Sendable {
                         (index, await process(input, index: index, emulator: emulator, workspace: workspace))
                     }
                 }
+                // The next input whose download may start ahead of its turn: up to `readAhead` past the last started.
+                var ahead = 0
+                func startDownloadsAhead() {
+                    ahead = max(ahead, next)
+                    while ahead < min(next + readAhead, inputs.count), !Task.isCancelled {
+                        let index = ahead
+                        ahead += 1
+                        guard refusal(of: inputs[index]) == nil else { continue }
+                        onStart?(index)
+                        emulator.prefetch(file: inputs[index].file)
+                    }
+                }
                 for _ in 0..<jobs { startNext() }
+                startDownloadsAhead()
                 for await (index, processed) in group {
                     if let processed {
                         entries[index] = processed.entry
@@ -85,6 +107,7 @@ public struct BatchRunner: Sendable {
                         onEntry(index, processed.entry)
                     }
                     startNext()
+                    startDownloadsAhead()
                 }
             }
         } onCancel: {

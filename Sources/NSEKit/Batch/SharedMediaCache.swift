@@ -61,6 +61,8 @@ public final class SharedMediaCache: Sendable {
     private let downloads = SingleFlight<DownloadKey, Result<FetchedMedia, MediaFetchError>>()
     private let validations = SingleFlight<ValidationKey, Validation>()
     private let counters = Mutex(Statistics())
+    /// How long each download started ahead of its push (`prefetch`) took, until a push takes it.
+    private let ahead = Mutex<[DownloadKey: Duration]>([:])
     private let nextFile = Atomic(0)
     /// Decoding is CPU work: one at a time per core, on the process's executor.
     ///
@@ -87,13 +89,10 @@ public final class SharedMediaCache: Sendable {
         completion: @escaping @Sendable (Result<FetchedMedia, MediaFetchError>) -> Void
     ) {
         let key = DownloadKey(url: url.absoluteString, profile: fetcher.profile, hostMapping: fetcher.hostMapping)
-        downloads.value(for: key, keep: Self.isShareable) { [self] finish in
-            let file = directory.appending(path: "media-\(nextFile.add(1, ordering: .relaxed).newValue)")
-            fetcher.fetch(url, to: file, deadline: deadline, cancellations: cancellations, sizeLimit: sizeLimit) { result in
-                if case .failure = result { try? FileManager.default.removeItem(at: file) }
-                finish(result)
-            }
-        } deliver: { [self] result, shared in
+        let download = transfer(url, using: fetcher, deadline: deadline, cancellations: cancellations, sizeLimit: sizeLimit)
+        downloads.value(for: key, keep: Self.isShareable, compute: download) { [self] result, shared in
+            // The first push to ask for a download started ahead of it takes that download as its own.
+            let aheadTook = shared ? ahead.withLock { $0.removeValue(forKey: key) } : nil
             counters.withLock { counters in
                 counters.downloadsRequested += 1
                 if !shared { counters.downloadsMade += 1 }
@@ -106,8 +105,43 @@ public final class SharedMediaCache: Sendable {
                     return .failure(.cannotSave("cannot copy the downloaded file to \(destination.path): \(error.localizedDescription)"))
                 }
                 media.file = destination
+                media.transferDuration = aheadTook
                 return .success(media)
             })
+        }
+    }
+
+    /// Starts the download `fetch` will be asked for by a push still queued, as that push would start it (the
+    /// same key, size limit and a whole time budget from now: `deadline`), so the push finds it in flight or
+    /// done. Nothing happens when the URL is already downloaded or in flight.
+    func prefetch(_ planned: PlannedDownload, using fetcher: MediaFetcher, deadline: ContinuousClock.Instant) {
+        var uncached = fetcher
+        uncached.cache = nil
+        let key = DownloadKey(url: planned.url.absoluteString, profile: fetcher.profile, hostMapping: fetcher.hostMapping)
+        let download = transfer(planned.url, using: uncached, deadline: deadline, cancellations: [], sizeLimit: planned.sizeLimit)
+        downloads.value(for: key, keep: Self.isShareable) { [self] finish in
+            let started = ContinuousClock.now
+            download { [self] result in
+                // Recorded before any waiting push is handed the download; a result not kept is not taken.
+                if Self.isShareable(result) { ahead.withLock { $0[key] = started.duration(to: .now) } }
+                finish(result)
+            }
+        } deliver: { [self] _, shared in
+            if !shared { counters.withLock { $0.downloadsMade += 1 } }
+        }
+    }
+
+    /// The transfer behind a download key: into a new file of the cache's, removed again if the download failed.
+    private func transfer(
+        _ url: URL, using fetcher: MediaFetcher, deadline: ContinuousClock.Instant, cancellations: [TransferCancellation],
+        sizeLimit: @escaping @Sendable (ResponseHead) -> Int
+    ) -> SingleFlight<DownloadKey, Result<FetchedMedia, MediaFetchError>>.Compute {
+        { [self] finish in
+            let file = directory.appending(path: "media-\(nextFile.add(1, ordering: .relaxed).newValue)")
+            fetcher.fetch(url, to: file, deadline: deadline, cancellations: cancellations, sizeLimit: sizeLimit) { result in
+                if case .failure = result { try? FileManager.default.removeItem(at: file) }
+                finish(result)
+            }
         }
     }
 

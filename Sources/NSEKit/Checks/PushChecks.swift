@@ -27,6 +27,8 @@ public struct CheckReport: Sendable {
     public var refused: Bool { diagnostics.contains(where: \.rejectsPush) }
     /// FCM itself refuses the request, so Android gets nothing either.
     public var refusedByFCM: Bool { diagnostics.contains { $0.rejectsPush && $0.code.isFCMRefusal } }
+    /// iOS runs the service extension: the push is delivered, shown in Notification Center, and eligible.
+    public var runsExtension: Bool { !refused && destination.presentsNotification && eligibility.invoked }
 }
 
 /// The one checks stage: every static rule about a push, in one order, for every command (`process`, `batch`,

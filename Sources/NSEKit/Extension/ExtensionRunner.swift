@@ -86,11 +86,29 @@ public protocol ExtensionRunner: Sendable {
     /// True when the run must have the process to itself (to measure process-wide memory): the emulator waits
     /// for other runs to finish first (`ConcurrentRuns`).
     var needsProcessAlone: Bool { get }
+    /// The download the extension is certain to make for a push whose content is `original`, when that is known
+    /// before it runs (a built-in helper reads its URL from the payload; an app's own code is not predicted):
+    /// a batch starts it for pushes still queued (`BatchRunner.readAhead`), and the push then waits for it as
+    /// for any download the batch shares. nil: nothing is predicted.
+    func plannedDownload(for original: NotificationContent, profile: DeviceProfile) -> PlannedDownload?
 }
 
 extension ExtensionRunner {
     public var changesContent: Bool { false }
     public var needsProcessAlone: Bool { false }
+    public func plannedDownload(for original: NotificationContent, profile: DeviceProfile) -> PlannedDownload? { nil }
+}
+
+/// A download an extension will make, known before it runs: the URL and the size limit it will apply.
+public struct PlannedDownload: Sendable {
+    public var url: URL
+    /// The most bytes the extension accepts, given the response's head (as `MediaFetcher.fetch` takes it).
+    public var sizeLimit: @Sendable (ResponseHead) -> Int
+
+    public init(url: URL, sizeLimit: @escaping @Sendable (ResponseHead) -> Int) {
+        self.url = url
+        self.sizeLimit = sizeLimit
+    }
 }
 
 extension Duration {

@@ -34,18 +34,17 @@ public struct FirebaseImageHelper: Sendable {
     /// which holds no thread while it runs.
     public func run(_ request: ImageRequest?, state: ExtensionState, context: ExtensionContext, completion: @escaping @Sendable (Outcome) -> Void) {
         var state = state
-        guard let url = Self.imageURL(request, state: &state, context: context) else {
+        // The sender asked for an image, so a missing one is a failure even when the helper ignores the request.
+        if request != nil { state.mediaRequested = true }
+        guard let url = Self.imageURL(request, profile: context.profile, diagnostics: &state.diagnostics) else {
             return completion(Outcome(state: state, timedOut: false))
         }
         let download = context.workDirectory.appending(path: "download")
-        let profile = context.profile
         let downloadStarted = ContinuousClock.now
         let before = state
-        context.fetcher.fetch(url, to: download, deadline: context.deadline) { head in
-            let type = AttachmentType(fileExtension: Self.fileExtension(for: head, profile: profile))
-            return profile.sizeLimit(for: type?.category ?? .image)
-        } completion: { result in
-            let elapsed = downloadStarted.duration(to: .now).milliseconds
+        context.fetcher.fetch(url, to: download, deadline: context.deadline, sizeLimit: Self.sizeLimit(profile: context.profile)) { result in
+            // A download a batch started ahead of this push took as long as its transfer, not this push's wait.
+            let elapsed = (try? result.get())?.transferDuration?.milliseconds ?? downloadStarted.duration(to: .now).milliseconds
             BlockingExecutor.shared.execute("nse.firebase") {
                 var state = before
                 state.timings["download"] = elapsed
@@ -55,22 +54,34 @@ public struct FirebaseImageHelper: Sendable {
         }
     }
 
-    /// The URL to download, or nil (with the reason in `state`) when the helper downloads nothing.
-    private static func imageURL(_ request: ImageRequest?, state: inout ExtensionState, context: ExtensionContext) -> URL? {
+    /// What the helper downloads for `request`, before it runs: a batch starts it for pushes still queued.
+    public static func plannedDownload(_ request: ImageRequest?, profile: DeviceProfile) -> PlannedDownload? {
+        var diagnostics: [Diagnostic] = []
+        return imageURL(request, profile: profile, diagnostics: &diagnostics).map { PlannedDownload(url: $0, sizeLimit: sizeLimit(profile: profile)) }
+    }
+
+    /// The URL to download, or nil (with the reason in `diagnostics`) when the helper downloads nothing.
+    private static func imageURL(_ request: ImageRequest?, profile: DeviceProfile, diagnostics: inout [Diagnostic]) -> URL? {
         guard let request else {
-            state.diagnostics.append(.info(.mediaNone, "No `fcm_options.image` in the payload: Firebase's helper delivers the content without downloading anything."))
+            diagnostics.append(.info(.mediaNone, "No `fcm_options.image` in the payload: Firebase's helper delivers the content without downloading anything."))
             return nil
         }
-        // The sender asked for an image, so a missing one is a failure even when the helper ignores the request.
-        state.mediaRequested = true
         guard let imageURLText = request.url else {
             // The checks stage reports why (`lint.image.type`); the SDK itself stays silent.
-            state.diagnostics.append(.info(.mediaNone, "Firebase's helper ignores `\(request.source)` (not a string URL) and downloads nothing."))
+            diagnostics.append(.info(.mediaNone, "Firebase's helper ignores `\(request.source)` (not a string URL) and downloads nothing."))
             return nil
         }
-        guard let url = parseURL(imageURLText, diagnostics: &state.diagnostics) else { return nil }
-        guard passesTransportSecurity(url, profile: context.profile, diagnostics: &state.diagnostics) else { return nil }
+        guard let url = parseURL(imageURLText, diagnostics: &diagnostics) else { return nil }
+        guard passesTransportSecurity(url, profile: profile, diagnostics: &diagnostics) else { return nil }
         return url
+    }
+
+    /// The most bytes the helper takes: iOS's limit for the attachment type its file name will give.
+    private static func sizeLimit(profile: DeviceProfile) -> @Sendable (ResponseHead) -> Int {
+        { head in
+            let type = AttachmentType(fileExtension: fileExtension(for: head, profile: profile))
+            return profile.sizeLimit(for: type?.category ?? .image)
+        }
     }
 
     /// Judges the finished download and attaches it; true when the time budget ran out first.

@@ -13,6 +13,9 @@ public struct FetchedMedia: Sendable {
     /// The first bytes of the body, for telling the real format from the name and MIME type.
     public var prefix: [UInt8]
     public var redirects: Int
+    /// How long the transfer took, when a batch started it before the push that takes it (`BatchRunner.readAhead`):
+    /// that push's own wait was shorter. nil: the transfer was the push's own, or one it joined.
+    public var transferDuration: Duration?
 }
 
 /// What an app's `URLRequest` carries besides its URL.

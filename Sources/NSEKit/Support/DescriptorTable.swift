@@ -10,9 +10,10 @@ import Foundation
 /// pushes grew it five times (64 to 2048 slots): its 256th request left at 146 ms instead of 86, its threads
 /// having waited 208 ms in all. Grown once while the process has one thread, the same table costs 30 to 60 µs.
 public enum DescriptorTable {
-    /// Descriptors a batch of `jobs` pushes in flight may hold at once, with room for the process's own.
-    public static func needed(forJobs jobs: Int) -> Int {
-        4 * jobs + 256
+    /// Descriptors a batch of `jobs` pushes in flight may hold at once, with `readAhead` downloads started for
+    /// queued pushes (a socket and a file each) and room for the process's own.
+    public static func needed(forJobs jobs: Int, readAhead: Int) -> Int {
+        4 * jobs + 2 * readAhead + 256
     }
 
     /// Raises the soft descriptor limit to the hard one (as servers do) and grows the table to hold `count`
