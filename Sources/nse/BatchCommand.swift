@@ -21,7 +21,7 @@ struct BatchCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Save each result as DIR/<path relative to its folder>/content.json with its attachment, and DIR/report.json.", valueName: "dir"))
     var out: String?
 
-    @Option(help: ArgumentHelp("Pushes in flight at once. A push waiting on the network holds no thread (every download shares one network thread), and decoding runs one image per core whatever this is, so a high number costs little: it is how many downloads a slow CDN may keep waiting.", valueName: "n"))
+    @Option(help: ArgumentHelp("Pushes in flight at once. A push waiting on the network holds no thread (every download shares one network thread), and decoding runs one image per core whatever this is, so a high number costs little: with --read-ahead, it is how many downloads a slow CDN may keep waiting.", valueName: "n"))
     var jobs = BatchRunner.defaultJobs
 
     @Option(name: .customLong("read-ahead"), help: ArgumentHelp("Start the downloads of this many queued pushes before their turn (default: as many as --jobs; 0: none), where the download is known before the extension runs (Firebase's helper's). At most --jobs plus this many downloads are in flight.", valueName: "n"))

@@ -20,8 +20,8 @@ public struct BatchReport: Sendable {
 public struct BatchRunner: Sendable {
     public var emulator: Emulator
     /// Pushes in flight at once (each holds at most one transfer or one decode). Waiting on the network costs a
-    /// push no thread, and decoding runs one per core whatever this is, so it only bounds how many downloads are
-    /// outstanding (and the small record each push in flight keeps).
+    /// push no thread, and decoding runs one per core whatever this is, so it only bounds, with `readAhead`, how
+    /// many downloads are outstanding (and the small record each push in flight keeps).
     public var jobs: Int
 
     /// Queued pushes whose downloads start before their turn, as far ahead of the last push started: those the
