@@ -28,46 +28,82 @@ public struct Emulator: Sendable {
         self.hostMapping = hostMapping
     }
 
-    /// Processes the push in `file`. With `attachmentDirectory`, kept attachments are saved there.
-    public func process(file: URL, attachmentDirectory: URL? = nil) async -> ProcessResult {
+    /// Processes the push in `file`. With `attachmentDirectory`, kept attachments are saved there. With `readAhead`
+    /// (from `readAhead(file:)`), the push is not read and checked again.
+    public func process(file: URL, attachmentDirectory: URL? = nil, readAhead: ReadAhead? = nil) async -> ProcessResult {
         let started = ContinuousClock.now
         let push: ReceivedPush
-        do {
-            push = try PushReader.read(file)
-        } catch {
-            return ProcessResult(
-                input: file.relativePath, inputKind: nil, extensionInvoked: false, outcome: .rejected, imageShown: false,
-                content: nil, diagnostics: [error.diagnostic], timings: ["read": started.duration(to: .now).milliseconds])
+        if let readAhead {
+            push = readAhead.push
+        } else {
+            do {
+                push = try PushReader.read(file)
+            } catch {
+                return ProcessResult(
+                    input: file.relativePath, inputKind: nil, extensionInvoked: false, outcome: .rejected, imageShown: false,
+                    content: nil, diagnostics: [error.diagnostic], timings: ["read": started.duration(to: .now).milliseconds])
+            }
         }
-        let reading = started.duration(to: .now).milliseconds
-        var result = await process(push, input: file.relativePath, attachmentDirectory: attachmentDirectory)
+        let reading = readAhead?.readMilliseconds ?? started.duration(to: .now).milliseconds
+        var result = await process(push, input: file.relativePath, attachmentDirectory: attachmentDirectory, checked: readAhead)
         result.timings["read"] = reading
         result.timings["total", default: 0] += reading
         return result
     }
 
-    /// Starts the download the extension is certain to make for the push in `file` (`ExtensionRunner.plannedDownload`)
-    /// through the batch's cache, so that the push, processed later, finds it in flight or done. The push is read and
-    /// checked as `process(file:)` does; nothing is started without a cache, for a push iOS would not run the
-    /// extension for, or when the extension's download cannot be known before it runs.
-    public func prefetch(file: URL) {
-        guard let mediaCache, platform.includesIOS, let push = try? PushReader.read(file) else { return }
-        guard check(push).runsExtension,
-              let planned = extensionRunner.plannedDownload(for: NotificationContent(push), profile: profile) else { return }
-        mediaCache.prefetch(planned, using: fetcher, deadline: .now + profile.timeBudget)
+    /// A push read and checked before its turn, its download started: what `process(file:readAhead:)` takes instead
+    /// of reading and checking the file again. A class, so a push waiting on the network holds a reference to it.
+    public final class ReadAhead: Sendable {
+        let push: ReceivedPush
+        let checks: CheckReport
+        let readMilliseconds: Double
+        let lintMilliseconds: Double
+
+        init(push: ReceivedPush, checks: CheckReport, readMilliseconds: Double, lintMilliseconds: Double) {
+            self.push = push
+            self.checks = checks
+            self.readMilliseconds = readMilliseconds
+            self.lintMilliseconds = lintMilliseconds
+        }
+    }
+
+    /// Reads and checks the push in `file` before its turn, as `process(file:)` would, and starts through the batch's
+    /// cache the download its extension is certain to make (`ExtensionRunner.plannedDownload`), so that the push,
+    /// processed later, finds it in flight or done. No download starts without a cache, for a push iOS would not run
+    /// the extension for, or when the extension's download cannot be known before it runs. nil: the file could not
+    /// be read (its turn reads it again and reports why).
+    public func readAhead(file: URL) -> ReadAhead? {
+        let started = ContinuousClock.now
+        guard let push = try? PushReader.read(file) else { return nil }
+        let checked = ContinuousClock.now
+        let checks = check(push)
+        let readAhead = ReadAhead(
+            push: push, checks: checks, readMilliseconds: started.duration(to: checked).milliseconds,
+            lintMilliseconds: checked.duration(to: .now).milliseconds)
+        if let mediaCache, platform.includesIOS, checks.runsExtension,
+           let planned = extensionRunner.plannedDownload(for: NotificationContent(push), profile: profile) {
+            mediaCache.prefetch(planned, using: fetcher, deadline: .now + profile.timeBudget)
+        }
+        return readAhead
     }
 
     /// Processes a push already read.
     public func process(_ push: ReceivedPush, input: String, attachmentDirectory: URL? = nil) async -> ProcessResult {
+        await process(push, input: input, attachmentDirectory: attachmentDirectory, checked: nil)
+    }
+
+    /// `checked`: the push's checks already made, and how long they took.
+    private func process(_ push: ReceivedPush, input: String, attachmentDirectory: URL?, checked: ReadAhead?) async -> ProcessResult {
         // Registered for the whole push, decoding included: a run measuring process-wide memory must know of it.
         let exclusive = extensionRunner.needsProcessAlone
         await ConcurrentRuns.shared.enter(exclusive: exclusive)
         defer { ConcurrentRuns.shared.leave(exclusive: exclusive) }
         let started = ContinuousClock.now
-        let checks = check(push)
+        let checks = checked?.checks ?? check(push)
+        let lint = checked?.lintMilliseconds ?? started.duration(to: .now).milliseconds
         var result = ProcessResult(
             input: input, inputKind: push.kind, extensionInvoked: false, outcome: .rejected, imageShown: false,
-            content: nil, diagnostics: checks.diagnostics, timings: ["lint": started.duration(to: .now).milliseconds])
+            content: nil, diagnostics: checks.diagnostics, timings: ["lint": lint])
         if platform.includesIOS {
             result.destination = checks.destination
             await emulate(push, checks: checks, into: &result, attachmentDirectory: attachmentDirectory)
@@ -79,7 +115,8 @@ public struct Emulator: Sendable {
             result.android = await verifyAndroid(push, refused: checks.refusedByFCM)
             result.timings["android"] = androidStarted.duration(to: .now).milliseconds
         }
-        result.timings["total"] = started.duration(to: .now).milliseconds
+        // Checks made ahead of the push's turn count in its total as if made now.
+        result.timings["total"] = started.duration(to: .now).milliseconds + (checked?.lintMilliseconds ?? 0)
         return result
     }
 

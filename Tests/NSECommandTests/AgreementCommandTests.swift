@@ -57,5 +57,18 @@ struct AgreementCommandTests {
                 #expect(result.verdict == .fail, "lint fails \(name), so process must")
             }
         }
+
+        // A batch with one push in flight reads every later push, and starts its download, ahead of its turn: the
+        // same results as `process` gives, read ahead or not.
+        for readAhead in ["1", "0"] {
+            let batchRun = try await runNSE(["batch"] + files + [
+                "--media", "samples/media", "--time-budget", "2", "--format", "json", "--jobs", "1", "--read-ahead", readAhead])
+            let batched = try batchRun.stdout.split(separator: "\n").map { try decodeJSON(ProcessResult.self, String($0)) }
+            try #require(batched.count == files.count, "--read-ahead \(readAhead): \(batchRun.stderr)")
+            for (result, processed) in zip(batched.sorted { $0.input < $1.input }, results.sorted { $0.input < $1.input }) {
+                #expect(result.outcome == processed.outcome && result.imageShown == processed.imageShown, "--read-ahead \(readAhead) \(result.input)")
+                #expect(result.diagnostics.map(\.code) == processed.diagnostics.map(\.code), "--read-ahead \(readAhead) \(result.input)")
+            }
+        }
     }
 }

@@ -24,10 +24,10 @@ public struct BatchRunner: Sendable {
     /// many downloads are outstanding (and the small record each push in flight keeps).
     public var jobs: Int
 
-    /// Queued pushes whose downloads start before their turn, as far ahead of the last push started: those the
-    /// extension is certain to make (`ExtensionRunner.plannedDownload`, Firebase's helper's). The push then finds
-    /// its download in flight or done, so a batch longer than `jobs` does not wait on the network in waves; at
-    /// most `jobs + readAhead` transfers are in flight. 0: none.
+    /// Queued pushes read and checked before their turn, as far ahead of the last push started, with the download
+    /// their extension is certain to make started (`ExtensionRunner.plannedDownload`, Firebase's helper's). The push
+    /// then finds its download in flight or done, so a batch longer than `jobs` does not wait on the network in
+    /// waves; at most `jobs + readAhead` transfers are in flight. 0: none.
     public var readAhead: Int
 
     /// `nse batch`'s default: enough transfers in flight to hide a CDN's first-byte latency (150 ms at 8 MB/s
@@ -76,17 +76,20 @@ public struct BatchRunner: Sendable {
         await withTaskCancellationHandler {
             await withTaskGroup(of: (Int, Processed?).self) { group in
                 var next = 0
+                // Pushes read ahead of their turn, by index: at most `readAhead`, each taken by its push as it starts.
+                var readAheads: [Int: Emulator.ReadAhead] = [:]
                 func startNext() {
                     guard next < inputs.count, !Task.isCancelled else { return }
                     let index = next
                     let input = inputs[index]
                     next += 1
                     onStart?(index)
+                    let readAhead = readAheads.removeValue(forKey: index)
                     group.addTask { [self] in
-                        (index, await process(input, index: index, emulator: emulator, workspace: workspace))
+                        (index, await process(input, index: index, readAhead: readAhead, emulator: emulator, workspace: workspace))
                     }
                 }
-                // The next input whose download may start ahead of its turn: up to `readAhead` past the last started.
+                // The next input to read ahead of its turn (its download started): up to `readAhead` past the last started.
                 var ahead = 0
                 func startDownloadsAhead() {
                     ahead = max(ahead, next)
@@ -95,7 +98,7 @@ public struct BatchRunner: Sendable {
                         ahead += 1
                         guard refusal(of: inputs[index]) == nil else { continue }
                         onStart?(index)
-                        emulator.prefetch(file: inputs[index].file)
+                        readAheads[index] = emulator.readAhead(file: inputs[index].file)
                     }
                 }
                 for _ in 0..<jobs { startNext() }
@@ -138,7 +141,9 @@ public struct BatchRunner: Sendable {
     }
 
     /// One push, start to saved result; nil when the batch was cancelled meanwhile (nothing is kept).
-    private func process(_ input: BatchInput, index: Int, emulator: Emulator, workspace: ResultWorkspace) async -> Processed? {
+    private func process(
+        _ input: BatchInput, index: Int, readAhead: Emulator.ReadAhead?, emulator: Emulator, workspace: ResultWorkspace
+    ) async -> Processed? {
         let staging = outDirectory != nil || onResult != nil ? workspace.stagingFolder(for: index) : nil
         // Once published, the staging folder is gone; only an unpublished one is removed (FileManager builds an
         // error object for one that is missing).
@@ -152,7 +157,7 @@ public struct BatchRunner: Sendable {
         if let problem = refusal(of: input) {
             result = problem
         } else {
-            result = await emulator.process(file: input.file, attachmentDirectory: staging)
+            result = await emulator.process(file: input.file, attachmentDirectory: staging, readAhead: readAhead)
         }
         // A result finished after Ctrl-C may hold a transfer cut short: only complete results are kept.
         guard !Task.isCancelled else { return nil }
