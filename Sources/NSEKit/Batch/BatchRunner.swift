@@ -43,9 +43,9 @@ public struct BatchRunner: Sendable {
     /// concurrently, in completion order. When set, attachments are staged even without `outDirectory`.
     public var onResult: (@Sendable (CompletedPush) async -> Void)?
 
-    /// Called with a push's index as it starts (before any of its work), and before that when its download starts
-    /// ahead of its turn (`readAhead`): with `onEntry`, what a supervisor needs to tell which pushes were in
-    /// flight when the process died.
+    /// Called with a push's index as it starts (before any of its work), and before that when it is read and its
+    /// download started ahead of its turn (`readAhead`): with `onEntry`, what a supervisor needs to tell which
+    /// pushes were in flight when the process died.
     public var onStart: (@Sendable (Int) -> Void)?
 
     /// `readAhead` nil: as many as `jobs`.
@@ -91,7 +91,7 @@ public struct BatchRunner: Sendable {
                 }
                 // The next input to read ahead of its turn (its download started): up to `readAhead` past the last started.
                 var ahead = 0
-                func startDownloadsAhead() {
+                func readPushesAhead() {
                     ahead = max(ahead, next)
                     while ahead < min(next + readAhead, inputs.count), !Task.isCancelled {
                         let index = ahead
@@ -102,7 +102,7 @@ public struct BatchRunner: Sendable {
                     }
                 }
                 for _ in 0..<jobs { startNext() }
-                startDownloadsAhead()
+                readPushesAhead()
                 for await (index, processed) in group {
                     if let processed {
                         entries[index] = processed.entry
@@ -110,7 +110,7 @@ public struct BatchRunner: Sendable {
                         onEntry(index, processed.entry)
                     }
                     startNext()
-                    startDownloadsAhead()
+                    readPushesAhead()
                 }
             }
         } onCancel: {
