@@ -31,10 +31,10 @@ struct BuiltInHelperRunner: ExtensionRunner {
         return await runner.run(&state, context: context)
     }
 
-    /// Firebase's helper downloads `fcm_options.image`, which the content changes never touch; the other helpers'
-    /// downloads are not predicted.
+    /// Firebase's helper (always in this build) downloads `fcm_options.image`, which the content changes never
+    /// touch; the other helpers' downloads are not predicted.
     func plannedDownload(for original: NotificationContent, profile: DeviceProfile) -> PlannedDownload? {
-        guard Self.choose(selection, for: original.userInfo).0.sdk == .firebase, BuiltInExtensions.isAvailable(.firebase) else { return nil }
+        guard Self.choose(selection, for: original.userInfo).0.sdk == .firebase else { return nil }
         return FirebaseImageHelper.plannedDownload(ImageRequest.firebase(in: original.userInfo), profile: profile)
     }
 

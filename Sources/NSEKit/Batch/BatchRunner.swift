@@ -78,26 +78,28 @@ public struct BatchRunner: Sendable {
                 var next = 0
                 // Pushes read ahead of their turn, by index: at most `readAhead`, each taken by its push as it starts.
                 var readAheads: [Int: Emulator.ReadAhead] = [:]
+                // The next input to read ahead of its turn (its download started): up to `readAhead` past the last
+                // started. Every input below it was read ahead or started at its turn.
+                var ahead = 0
                 func startNext() {
                     guard next < inputs.count, !Task.isCancelled else { return }
                     let index = next
                     let input = inputs[index]
                     next += 1
-                    onStart?(index)
+                    // A push read ahead was journaled as started then.
+                    if index >= ahead { onStart?(index) }
                     let readAhead = readAheads.removeValue(forKey: index)
                     group.addTask { [self] in
                         (index, await process(input, index: index, readAhead: readAhead, emulator: emulator, workspace: workspace))
                     }
                 }
-                // The next input to read ahead of its turn (its download started): up to `readAhead` past the last started.
-                var ahead = 0
                 func readPushesAhead() {
                     ahead = max(ahead, next)
                     while ahead < min(next + readAhead, inputs.count), !Task.isCancelled {
                         let index = ahead
                         ahead += 1
-                        guard refusal(of: inputs[index]) == nil else { continue }
                         onStart?(index)
+                        guard refusal(of: inputs[index]) == nil else { continue }
                         readAheads[index] = emulator.readAhead(file: inputs[index].file)
                     }
                 }

@@ -115,10 +115,8 @@ public final class SharedMediaCache: Sendable {
     /// same key, size limit and a whole time budget from now: `deadline`), so the push finds it in flight or
     /// done. Nothing happens when the URL is already downloaded or in flight.
     func prefetch(_ planned: PlannedDownload, using fetcher: MediaFetcher, deadline: ContinuousClock.Instant) {
-        var uncached = fetcher
-        uncached.cache = nil
         let key = DownloadKey(url: planned.url.absoluteString, profile: fetcher.profile, hostMapping: fetcher.hostMapping)
-        let download = transfer(planned.url, using: uncached, deadline: deadline, cancellations: [], sizeLimit: planned.sizeLimit)
+        let download = transfer(planned.url, using: fetcher, deadline: deadline, cancellations: [], sizeLimit: planned.sizeLimit)
         downloads.value(for: key, keep: Self.isShareable) { [self] finish in
             let started = ContinuousClock.now
             download { [self] result in
@@ -131,14 +129,17 @@ public final class SharedMediaCache: Sendable {
         }
     }
 
-    /// The transfer behind a download key: into a new file of the cache's, removed again if the download failed.
+    /// The transfer behind a download key: into a new file of the cache's, removed again if the download failed,
+    /// by `fetcher` without this cache (the one place the cache reaches the network).
     private func transfer(
         _ url: URL, using fetcher: MediaFetcher, deadline: ContinuousClock.Instant, cancellations: [TransferCancellation],
         sizeLimit: @escaping @Sendable (ResponseHead) -> Int
     ) -> SingleFlight<DownloadKey, Result<FetchedMedia, MediaFetchError>>.Compute {
-        { [self] finish in
+        var uncached = fetcher
+        uncached.cache = nil
+        return { [self, uncached] finish in
             let file = directory.appending(path: "media-\(nextFile.add(1, ordering: .relaxed).newValue)")
-            fetcher.fetch(url, to: file, deadline: deadline, cancellations: cancellations, sizeLimit: sizeLimit) { result in
+            uncached.fetch(url, to: file, deadline: deadline, cancellations: cancellations, sizeLimit: sizeLimit) { result in
                 if case .failure = result { try? FileManager.default.removeItem(at: file) }
                 finish(result)
             }

@@ -107,9 +107,7 @@ public struct MediaFetcher: Sendable {
         completion: @escaping @Sendable (Result<FetchedMedia, MediaFetchError>) -> Void
     ) {
         if let cache {
-            var uncached = self
-            uncached.cache = nil
-            cache.fetch(url, to: destination, using: uncached, deadline: deadline, cancellations: cancellations, sizeLimit: sizeLimit, completion: completion)
+            cache.fetch(url, to: destination, using: self, deadline: deadline, cancellations: cancellations, sizeLimit: sizeLimit, completion: completion)
             return
         }
         let tokens = cancellations + (cancellation.map { [$0] } ?? [])
