@@ -27,7 +27,9 @@ public struct BatchRunner: Sendable {
     /// Queued pushes read and checked before their turn, as far ahead of the last push started, with the download
     /// their extension is certain to make started (`ExtensionRunner.plannedDownload`, Firebase's helper's). The push
     /// then finds its download in flight or done, so a batch longer than `jobs` does not wait on the network in
-    /// waves; at most `jobs + readAhead` transfers are in flight. 0: none.
+    /// waves; at most `jobs + readAhead` transfers are in flight. When not 0, the runner's loop also reads each
+    /// push not read ahead at its own turn, so every request leaves from the loop, none behind the extension work
+    /// of the pushes already started. 0: none (each push is read by its own task).
     public var readAhead: Int
 
     /// `nse batch`'s default: enough transfers in flight to hide a CDN's first-byte latency (150 ms at 8 MB/s
@@ -81,28 +83,35 @@ public struct BatchRunner: Sendable {
                 // The next input to read ahead of its turn (its download started): up to `readAhead` past the last
                 // started. Every input below it was read ahead or started at its turn.
                 var ahead = 0
+                // Reads the next input not yet read (journaled as started), starting its download.
+                func readNextAhead() {
+                    let index = ahead
+                    ahead += 1
+                    onStart?(index)
+                    guard refusal(of: inputs[index]) == nil else { return }
+                    readAheads[index] = emulator.readAhead(file: inputs[index].file)
+                }
                 func startNext() {
                     guard next < inputs.count, !Task.isCancelled else { return }
                     let index = next
                     let input = inputs[index]
                     next += 1
-                    // A push read ahead was journaled as started then.
-                    if index >= ahead { onStart?(index) }
-                    let readAhead = readAheads.removeValue(forKey: index)
+                    // With read-ahead on, a push not read ahead yet is read here, at its turn, rather than in its
+                    // task: its download then starts before the work of the pushes started just before it (the
+                    // whole first wave's requests leave from this loop). A push read ahead was journaled then.
+                    if index >= ahead {
+                        if readAhead > 0 { readNextAhead() } else { onStart?(index) }
+                    }
+                    let read = readAheads.removeValue(forKey: index)
                     group.addTask { [self] in
-                        (index, await process(input, index: index, readAhead: readAhead, emulator: emulator, workspace: workspace))
+                        (index, await process(input, index: index, readAhead: read, emulator: emulator, workspace: workspace))
                     }
                 }
                 func readPushesAhead() {
                     ahead = max(ahead, next)
-                    while ahead < min(next + readAhead, inputs.count), !Task.isCancelled {
-                        let index = ahead
-                        ahead += 1
-                        onStart?(index)
-                        guard refusal(of: inputs[index]) == nil else { continue }
-                        readAheads[index] = emulator.readAhead(file: inputs[index].file)
-                    }
+                    while ahead < min(next + readAhead, inputs.count), !Task.isCancelled { readNextAhead() }
                 }
+                readPushesAhead()
                 for _ in 0..<jobs { startNext() }
                 readPushesAhead()
                 for await (index, processed) in group {
