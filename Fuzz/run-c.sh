@@ -39,7 +39,7 @@ TARGETS=("$@")
 [ ${#TARGETS[@]} -gt 0 ] || TARGETS=(png jpeg gif)
 
 mkdir -p "$OUT"
-SYSTEM_LIBS=($(pkg-config --libs libpng libjpeg libdeflate) -lgif)
+SYSTEM_LIBS=($(pkg-config --libs libpng libjpeg libisal) -lgif)
 if [ "$FUZZ_LIBS" = source ] && ! Fuzz/build-libs.sh .build/fuzz-c/libs "$CLANG"; then
     # No Debian archive (another distribution, no network): fuzzing the checkers over the installed libraries
     # still finds nse's own bugs, so fall back rather than fail.
@@ -52,7 +52,7 @@ if [ "$FUZZ_LIBS" = source ]; then
     # The rebuilt headers come first, so each target is compiled against the library it links.
     CFLAGS=(-g -O1 -fno-omit-frame-pointer -I.build/fuzz-c/libs/include -ISources/CNSE/include -ISources/CNSE
             $(pkg-config --cflags libcurl))
-    LIBS=(.build/fuzz-c/libs/lib/libpng16.a .build/fuzz-c/libs/lib/libjpeg.a .build/fuzz-c/libs/lib/libgif.a -lz -ldeflate)
+    LIBS=(.build/fuzz-c/libs/lib/libpng16.a .build/fuzz-c/libs/lib/libjpeg.a .build/fuzz-c/libs/lib/libgif.a -lz -lisal)
 else
     CFLAGS=(-g -O1 -fno-omit-frame-pointer -ISources/CNSE/include -ISources/CNSE
             $(pkg-config --cflags libpng libjpeg libcurl))

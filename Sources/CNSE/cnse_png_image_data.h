@@ -15,7 +15,7 @@ typedef struct {
     int interlaced;
     /// Largest chunk libpng accepts (its chunk_malloc_max); larger chunks are left to libpng.
     uint64_t chunk_max;
-    /// Bytes of the memory limit not yet used by libpng: the compressed and inflated data must fit in it.
+    /// Bytes of the memory limit not yet used by libpng: the inflater (its state and buffers) must fit in it.
     uint64_t memory_left;
     /// The metadata chunks libpng skips (CRC-checked only), as 4 letters + NUL each.
     const unsigned char *skipped_chunks;
