@@ -55,6 +55,54 @@ struct TransferEngineTests {
         #expect(TransferEngine.shared.counts.peak >= count)
     }
 
+    /// The network thread gathers the bodies' writes in one buffer (`BodyWriter`): with twenty transfers arriving
+    /// interleaved, in small paced pieces, each file still holds exactly its own bytes.
+    @Test func interleavedTransfersEachWriteTheirOwnBytes() async throws {
+        let count = 20
+        let bodies = (0..<count).map { index in
+            (0..<300_000).map { UInt8(truncatingIfNeeded: ($0 &* 31) ^ ($0 >> 9) &+ index &* 97) }
+        }
+        let server = try LoopbackHTTPServer { request in
+            guard let index = Int(request.path.dropFirst().prefix { $0.isNumber }), bodies.indices.contains(index) else { return .notFound }
+            return ServedResponse(headers: [("Content-Type", "application/octet-stream")],
+                                  body: .trickle(bodies[index], bytesPerChunk: 24_000, interval: .milliseconds(2)))
+        }
+        defer { server.stop() }
+        let folder = try TemporaryFolder()
+        let fetcher = MediaFetcher(profile: loopbackProfile())
+        let fetched = await withTaskGroup(of: (Int, FetchedMedia?).self) { group in
+            for index in 0..<count {
+                group.addTask {
+                    (index, try? await fetcher.fetch(URL(string: "\(server.baseURL)/\(index).bin")!, to: folder.file("\(index).bin"),
+                                                     deadline: .now + .seconds(90)) { _ in 10_000_000 })
+                }
+            }
+            return await group.reduce(into: [Int: FetchedMedia?]()) { $0[$1.0] = $1.1 }
+        }
+        for index in 0..<count {
+            #expect(fetched[index]??.bytes == bodies[index].count)
+            #expect(try Data(contentsOf: folder.file("\(index).bin")) == Data(bodies[index]), "file \(index) holds its own body")
+        }
+    }
+
+    /// A write that fails is that transfer's failure, also when its bytes were gathered and written only at its
+    /// end: /dev/full takes the open and refuses every write.
+    @Test(arguments: [50_000, 1_000_000])
+    func aFailedWriteFailsTheTransfer(size: Int) async throws {
+        let body = [UInt8](repeating: 7, count: size)
+        let server = try LoopbackHTTPServer { _ in .ok(body, contentType: "application/octet-stream") }
+        defer { server.stop() }
+        let fetcher = MediaFetcher(profile: loopbackProfile())
+        var message: String?
+        do {
+            _ = try await fetcher.fetch(URL(string: server.baseURL + "/a.bin")!, to: URL(fileURLWithPath: "/dev/full"),
+                                        deadline: .now + .seconds(60)) { _ in 10_000_000 }
+        } catch {
+            if case .cannotSave(let text) = error { message = text } else { message = "not cannotSave: \(error)" }
+        }
+        #expect(message?.hasPrefix("cannot write /dev/full") == true, "\(message ?? "the download succeeded")")
+    }
+
     @Test func transfersToOneHostReuseItsConnection() async throws {
         let body = try Fixture.png()
         // The server keeps an idle connection far longer than its default 5 s: on a starved machine this task once

@@ -22,6 +22,8 @@ final class CurlTransfer: @unchecked Sendable {
     private var method: String
     private var headerList: UnsafeMutablePointer<curl_slist>?
     private let hasher = SHA256()
+    /// Gathers the body's writes (`TransferEngine`'s, set by `start`).
+    private var writer: BodyWriter?
     private var received = 0
     private var prefix: [UInt8] = []
     private var status = 0
@@ -50,8 +52,9 @@ final class CurlTransfer: @unchecked Sendable {
         errorBuffer?.deallocate()
     }
 
-    /// Makes the handle and opens the destination; a failure here ends the transfer before any hop.
-    func start() -> MediaFetchError? {
+    /// Makes the handle and opens the destination, whose writes go through `writer`; a failure here ends the
+    /// transfer before any hop.
+    func start(writer: BodyWriter) -> MediaFetchError? {
         guard Self.globalInit == CURLE_OK, let handle = curl_easy_init() else {
             return .network("libcurl could not be initialised")
         }
@@ -61,6 +64,7 @@ final class CurlTransfer: @unchecked Sendable {
             guard descriptor >= 0 else {
                 return .cannotSave("cannot create \(destination.path): \(String(cString: strerror(errno)))")
             }
+            self.writer = writer
         } else {
             body = Data()
         }
@@ -103,6 +107,7 @@ final class CurlTransfer: @unchecked Sendable {
     /// follows, the redirect limit) on the URL the device would load, and every hop of a host-mapped transfer
     /// stays on the mapped (loopback) server.
     func finishHop(_ code: CURLcode) -> HopEnd {
+        writer?.flush(for: self)
         if let failure { return .done(.failure(failure)) }
         if code != CURLE_OK { return .done(.failure(error(for: code, errorText: errorBuffer.map { String(cString: $0) } ?? ""))) }
         guard let location = redirectLocation else {
@@ -127,6 +132,8 @@ final class CurlTransfer: @unchecked Sendable {
 
     /// The file closed, for a transfer that has ended: its bytes are complete before anyone reads them.
     func closeFile() {
+        writer?.flush(for: self)
+        writer = nil
         if descriptor >= 0 { close(descriptor) }
         descriptor = -1
     }
@@ -246,6 +253,8 @@ final class CurlTransfer: @unchecked Sendable {
     }
 
     private func receiveBody(_ chunk: UnsafeRawBufferPointer) -> Bool {
+        // A write of bytes gathered earlier failed (`writeOut`): end the transfer.
+        if failure != nil { return false }
         // A redirect's own body is read and dropped, as URLSession does; an endless one still ends with the budget.
         if redirectLocation != nil { return true }
         let limit = currentLimit()
@@ -258,22 +267,30 @@ final class CurlTransfer: @unchecked Sendable {
             received += chunk.count
             return true
         }
-        var offset = 0
-        while offset < chunk.count {
-            let written = write(descriptor, chunk.baseAddress! + offset, chunk.count - offset)
-            if written < 0 {
-                if errno == EINTR { continue }
-                failure = .cannotSave("cannot write \(request.destination?.path ?? "the body"): \(String(cString: strerror(errno)))")
-                return false
-            }
-            offset += written
-        }
+        writer?.append(chunk, for: self)
+        if failure != nil { return false }
         if prefix.count < MediaFormat.sniffLength {
             prefix.append(contentsOf: chunk.prefix(MediaFormat.sniffLength - prefix.count))
         }
         hasher.update(chunk)
         received += chunk.count
         return true
+    }
+
+    /// Writes `bytes` of the body to the file (for `BodyWriter`); a failure is the transfer's, reported when it is
+    /// judged, and ends it at its next bytes.
+    func writeOut(_ bytes: UnsafeRawBufferPointer) {
+        guard failure == nil, let base = bytes.baseAddress else { return }
+        var offset = 0
+        while offset < bytes.count {
+            let written = write(descriptor, base + offset, bytes.count - offset)
+            if written < 0 {
+                if errno == EINTR { continue }
+                failure = .cannotSave("cannot write \(request.destination?.path ?? "the body"): \(String(cString: strerror(errno)))")
+                return
+            }
+            offset += written
+        }
     }
 
     private func responseHead() -> ResponseHead {

@@ -39,6 +39,8 @@ final class TransferEngine: @unchecked Sendable {
     private let multi: UnsafeMutableRawPointer?
     /// The transfers in flight by their easy handle; touched only by the network thread.
     private var running: [UnsafeMutableRawPointer: CurlTransfer] = [:]
+    /// Gathers the bodies' writes; used only by the network thread.
+    private let writer = BodyWriter()
 
     private init() {
         multi = curl_multi_init()
@@ -87,7 +89,7 @@ final class TransferEngine: @unchecked Sendable {
             let submitted = inbox.withLock { inbox in defer { inbox.submitted.removeAll() }; return inbox.submitted }
             _ = handOver.load(ordering: .acquiring)
             for transfer in submitted {
-                if let failure = transfer.start() {
+                if let failure = transfer.start(writer: writer) {
                     finish(transfer, .failure(failure))
                 } else {
                     add(transfer, to: multi)
