@@ -160,16 +160,12 @@ struct Corpus {
     /// Writes the pushes of a variant, pointing at `baseURL`; returns their folder.
     func writePayloads(shared: Bool, baseURL: String) throws -> URL {
         let folder = root.appendingPathComponent("payloads-\(shared ? "shared" : "unique")")
-        try? FileManager.default.removeItem(at: folder)
-        for push in pushes(shared: shared) {
-            let file = folder.appendingPathComponent(push.path)
-            try FileManager.default.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
-            let json = """
+        try writePayloadFolder(folder, pushes(shared: shared).map { push in
+            (push.path, """
                 {"aps": {"alert": {"title": "Bench", "body": "\(push.path)"}, "mutable-content": 1}, \
                 "fcm_options": {"image": "\(baseURL)/img/\(push.image.fileName)"}\(push.malformed ? "," : "")}
-                """
-            try Data(json.utf8).write(to: file)
-        }
+                """)
+        })
         return folder
     }
 
@@ -180,6 +176,27 @@ struct Corpus {
             let size = (try? FileManager.default.attributesOfItem(atPath: images.appendingPathComponent(push.image.fileName).path))?[.size] as? Int
             return total + (size ?? 0)
         }
+    }
+}
+
+/// Writes each payload (a path relative to `folder`, its JSON) over the file a previous run left, in place, and
+/// removes only files no longer wanted. The payloads name the loopback server's port, so they change every run; why
+/// not remove the folder and write it anew: on this machine's journal-less ext4 every file removed makes the files
+/// created in the next minutes slower to place (the kernel skips recently freed inodes one by one), so the 1,700
+/// payload files removed and rewritten before the measurements charged nse's runs for them.
+func writePayloadFolder(_ folder: URL, _ payloads: [(path: String, json: String)]) throws {
+    let wanted = Set(payloads.map(\.path))
+    if let existing = FileManager.default.enumerator(at: folder, includingPropertiesForKeys: [.isRegularFileKey]) {
+        for case let file as URL in existing where (try? file.resourceValues(forKeys: [.isRegularFileKey]))?.isRegularFile == true {
+            let relative = String(file.standardizedFileURL.path.dropFirst(folder.standardizedFileURL.path.count + 1))
+            if !wanted.contains(relative) { try? FileManager.default.removeItem(at: file) }
+        }
+    }
+    for payload in payloads {
+        let file = folder.appendingPathComponent(payload.path)
+        try FileManager.default.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
+        // Not atomic: an atomic write is a new file renamed over the old one, which frees the old one's inode.
+        try Data(payload.json.utf8).write(to: file)
     }
 }
 

@@ -135,15 +135,12 @@ struct LatencyWorkload {
 
     private func writePayloads(_ images: [Image], baseURL: String) throws -> URL {
         let folder = root.appendingPathComponent("payloads")
-        try? FileManager.default.removeItem(at: folder)
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        for (index, image) in images.enumerated() {
-            let json = """
+        try writePayloadFolder(folder, images.enumerated().map { index, image in
+            ("push-\(String(index).leftPadded(4)).json", """
                 {"aps": {"alert": {"title": "Latency", "body": "push \(index)"}, "mutable-content": 1}, \
                 "fcm_options": {"image": "\(baseURL)/img/\(image.fileName)"}}
-                """
-            try Data(json.utf8).write(to: folder.appendingPathComponent("push-\(String(index).leftPadded(4)).json"))
-        }
+                """)
+        })
         return folder
     }
 
