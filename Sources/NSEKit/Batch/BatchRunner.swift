@@ -81,7 +81,7 @@ public struct BatchRunner: Sendable {
                 // Pushes read ahead of their turn, by index: at most `readAhead`, each taken by its push as it starts.
                 var readAheads: [Int: Emulator.ReadAhead] = [:]
                 // The next input to read ahead of its turn (its download started): up to `readAhead` past the last
-                // started. Every input below it was read ahead or started at its turn.
+                // started. Every input below it was read ahead or started at its turn; with read-ahead off, always 0.
                 var ahead = 0
                 // Reads the next input not yet read (journaled as started), starting its download.
                 func readNextAhead() {
@@ -108,7 +108,6 @@ public struct BatchRunner: Sendable {
                     }
                 }
                 func readPushesAhead() {
-                    ahead = max(ahead, next)
                     while ahead < min(next + readAhead, inputs.count), !Task.isCancelled { readNextAhead() }
                 }
                 readPushesAhead()
