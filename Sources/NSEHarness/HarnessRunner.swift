@@ -79,6 +79,7 @@ public struct HarnessRunner: ExtensionRunner {
         let expiry = BlockingExecutor.shared.schedule(at: deadline, "nse.serviceExtensionTimeWillExpire") {
             guard !handler.calledInTime(deadline), !handler.hasCrashed else { return }
             environment.withCurrent { instance.value.serviceExtensionTimeWillExpire() }
+            handler.noteExpiryReturned()
         }
         defer { expiry.cancel() }
         // Calls are judged by when they happened, not by when this task gets to look.
@@ -98,7 +99,10 @@ public struct HarnessRunner: ExtensionRunner {
             return .neverDelivered
         }
         if expired {
-            // Let helpers that gave up at the same deadline record why, before their findings are read.
+            // Let the expiry call return (its own handler call may come after one from a callback it set off, such
+            // as a download it cancelled) and helpers that gave up at the same deadline record why, before their
+            // findings are read.
+            await handler.waitForExpiryReturn(until: end)
             await environment.waitForHelpers(until: end)
         } else if reportsActivity {
             // A second call usually follows the first in the same synchronous code, or in a callback still running:
@@ -216,7 +220,7 @@ private struct Unshared<Value>: @unchecked Sendable {
 }
 
 /// Records content handler calls, each with its own time, from any thread, and lets the harness wait for the
-/// first and for `didReceive` to return.
+/// first and for `didReceive` and `serviceExtensionTimeWillExpire` to return.
 final class ContentHandlerRecorder: @unchecked Sendable {
     // `lock` guards every field below.
     private let lock = Mutex(())
@@ -225,6 +229,7 @@ final class ContentHandlerRecorder: @unchecked Sendable {
     /// waiting task runs.
     private var callTimes: [(at: ContinuousClock.Instant, thread: String)] = []
     private var returned = false
+    private var expiryReturned = false
     /// Where attachment files go when the handler is called (set before the extension starts).
     var dataStore: AttachmentDataStore?
     /// The extension's process crashed: no call will come.
@@ -254,6 +259,11 @@ final class ContentHandlerRecorder: @unchecked Sendable {
 
     func noteDidReceiveReturned() {
         lock.withLock { _ in returned = true }
+        events.notify()
+    }
+
+    func noteExpiryReturned() {
+        lock.withLock { _ in expiryReturned = true }
         events.notify()
     }
 
@@ -291,6 +301,11 @@ final class ContentHandlerRecorder: @unchecked Sendable {
     /// Waits until `didReceive` has returned, or `deadline`.
     func waitForReturn(until deadline: ContinuousClock.Instant) async {
         await wait(until: deadline) { $0.returned }
+    }
+
+    /// Waits until `serviceExtensionTimeWillExpire` has returned, or `deadline`.
+    func waitForExpiryReturn(until deadline: ContinuousClock.Instant) async {
+        await wait(until: deadline) { $0.expiryReturned }
     }
 
     private func wait(until deadline: ContinuousClock.Instant, for condition: @escaping @Sendable (ContentHandlerRecorder) -> Bool) async {

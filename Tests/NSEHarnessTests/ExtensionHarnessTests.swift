@@ -83,6 +83,22 @@ struct ExtensionHarnessTests {
         #expect(delivered.activity.handlerCalls.first?.used == true)
     }
 
+    /// The expiry call cancels a download, whose completion delivers first; the expiry call's own delivery, 0.2 s
+    /// later, still counts: the harness waits for serviceExtensionTimeWillExpire to return (within the grace), not
+    /// only for the download.
+    @Test(.timeLimit(.minutes(1)))
+    func theExpiryCallsOwnDeliveryAfterACancelledDownloadsCounts() async throws {
+        let server = try LoopbackHTTPServer { _ in ServedResponse(body: .stall) }
+        defer { server.stop() }
+        var harness = harness(budget: .milliseconds(500))
+        harness.expiryGrace = .seconds(10)
+        let delivered = try await harness.run(
+            CancellingExpiryService.self, payload: payload(extra: #", "image_url": "\#(server.baseURL)/pic.png""#))
+        #expect(delivered.outcome == .bestAttempt)
+        #expect(delivered.activity.handlerCalls.map(\.thread) == ["URLSession", "serviceExtensionTimeWillExpire"])
+        #expect(delivered.diagnostics.map(\.code).contains(.extensionHandlerCalledTwice))
+    }
+
     /// Extensions whose didReceive blocks its thread (eight, more than the cores) hold up neither their own expiry
     /// calls nor another push: the executor gives every job a thread when all are busy.
     @Test(.timeLimit(.minutes(1)))
