@@ -81,7 +81,7 @@ fuzz_target() {
     local format=$1 target="$1_check"
     local binary="$OUT/${target}_fuzz" corpus="$OUT/corpus/$target" regressions="Fuzz/regressions/$target"
     "$CLANG" "${CFLAGS[@]}" -fuse-ld=lld -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
-        "Fuzz/c/${target}_fuzz.c" "Sources/CNSE/${target}.c" Sources/CNSE/png_image_data.c Sources/CNSE/cnse_report.c \
+        "Fuzz/c/${target}_fuzz.c" "Sources/CNSE/${target}.c" Sources/CNSE/png_image_data.c Sources/CNSE/gif_image_data.c Sources/CNSE/cnse_report.c \
         "${LIBS[@]}" -o "$binary"
     mkdir -p "$corpus" "$regressions"
     echo "== $target: up to ${FUZZ_SECONDS}s$([ "$FUZZ_RUNS" -gt 0 ] && echo " or $FUZZ_RUNS runs")"

@@ -1,10 +1,13 @@
-// cnse_gif_check: validates a GIF by decoding every row of every frame with giflib's low-level API.
+// cnse_gif_check: validates a GIF by reading it record by record with giflib's low-level API, each frame's LZW
+// data through the cheap path (gif_image_data.c) and, if that cannot vouch for it, the whole file again with every
+// row decoded by giflib (the reference: `full` 1, which the fuzz target and the tests compare with the cheap path).
 // Why not DGifSlurp: it keeps the raster of every frame in memory, so a long animation costs frames x pixels;
 // reading one record at a time keeps one row buffer and a few hundred bytes of bookkeeping.
 // Why in C: giflib needs no setjmp, but a custom input function and giflib's bookkeeping are easier kept here.
 
 #include "CNSE.h"
 #include "cnse_checkers.h"
+#include "cnse_gif_image_data.h"
 #include "cnse_report.h"
 
 #include <errno.h>
@@ -17,7 +20,12 @@ typedef struct {
     FILE *file;
     /// errno of a failed read, so a disk error is told apart from a truncated file; 0 if none.
     int read_errno;
+    /// The last byte giflib read: after DGifGetImageDesc, the frame's LZW minimum code size.
+    unsigned last_byte;
 } cnse_gif_context;
+
+/// The cheap path's answer when it cannot vouch for a frame's data: decode the file in full from its start.
+#define CNSE_GIF_DECODE_IN_FULL ((cnse_image_status)-1)
 
 /// giflib input function over our own FILE: unlike DGifOpenFileName, it lets us see errno and ferror.
 static int cnse_gif_read(GifFileType *gif, GifByteType *buffer, int length) {
@@ -28,6 +36,9 @@ static int cnse_gif_read(GifFileType *gif, GifByteType *buffer, int length) {
     size_t count = fread(buffer, 1, (size_t)length, context->file);
     if (count < (size_t)length && ferror(context->file) && context->read_errno == 0) {
         context->read_errno = errno != 0 ? errno : EIO;
+    }
+    if (count > 0) {
+        context->last_byte = buffer[count - 1];
     }
     return (int)count;
 }
@@ -62,9 +73,10 @@ static void cnse_gif_drop_saved_images(GifFileType *gif) {
     gif->ImageCount = 0;
 }
 
-/// Walks the records after the screen descriptor; frames are counted in report->frames.
+/// Walks the records after the screen descriptor; frames are counted in report->frames. With `full` 0 each frame's
+/// data goes through the cheap path, and the answer is CNSE_GIF_DECODE_IN_FULL at the first it cannot vouch for.
 static cnse_image_status cnse_gif_walk(GifFileType *gif, const cnse_gif_context *context,
-                                       const cnse_image_limits *limits, cnse_image_report *report) {
+                                       const cnse_image_limits *limits, cnse_image_report *report, int full) {
     GifPixelType *row = NULL;
     size_t row_capacity = 0;
     cnse_image_status status = CNSE_IMAGE_OK;
@@ -141,6 +153,13 @@ static cnse_image_status cnse_gif_walk(GifFileType *gif, const cnse_gif_context 
             status = CNSE_IMAGE_CORRUPT;
             break;
         }
+        if (!full) {
+            if (!cnse_gif_image_data_check(context->file, context->last_byte, pixels)) {
+                status = CNSE_GIF_DECODE_IN_FULL;
+                break;
+            }
+            continue;
+        }
         if (width > row_capacity) {
             free(row);
             row = malloc(width);
@@ -184,9 +203,36 @@ cnse_image_status cnse_gif_check(const char *path, const cnse_image_limits *limi
     return status;
 }
 
+cnse_image_status cnse_gif_check_full(const char *path, const cnse_image_limits *limits, cnse_image_report *report) {
+    cnse_image_report scratch;
+    FILE *file = cnse_report_open(path, &report, &scratch);
+    if (file == NULL) {
+        return CNSE_IMAGE_IO_ERROR;
+    }
+    cnse_image_status status = cnse_gif_check_stream_full(file, limits, report, 1);
+    fclose(file);
+    return status;
+}
+
 cnse_image_status cnse_gif_check_stream(FILE *file, const cnse_image_limits *limits, cnse_image_report *report) {
+    cnse_image_status status = cnse_gif_check_stream_full(file, limits, report, 0);
+    if (status != CNSE_GIF_DECODE_IN_FULL) {
+        return status;
+    }
+    if (fseek(file, 0, SEEK_SET) != 0) {
+        cnse_report_reset(report);
+        cnse_report_set_errno(report, "cannot read the GIF again from its start", errno != 0 ? errno : EIO);
+        return CNSE_IMAGE_IO_ERROR;
+    }
+    clearerr(file);
+    return cnse_gif_check_stream_full(file, limits, report, 1);
+}
+
+cnse_image_status cnse_gif_check_stream_full(FILE *file, const cnse_image_limits *limits, cnse_image_report *report,
+                                             int full) {
     cnse_report_reset(report);
-    cnse_gif_context context = {.file = file, .read_errno = 0};
+    report->decoded_in_full = full != 0;
+    cnse_gif_context context = {.file = file, .read_errno = 0, .last_byte = 0};
     int error = 0;
     // Reads the signature and the logical screen descriptor (and global colour map).
     GifFileType *gif = DGifOpen(&context, cnse_gif_read, &error);
@@ -203,7 +249,7 @@ cnse_image_status cnse_gif_check_stream(FILE *file, const cnse_image_limits *lim
                                 report->height, (unsigned long long)pixels, (unsigned long long)limits->max_pixels);
         status = CNSE_IMAGE_TOO_MANY_PIXELS;
     } else {
-        status = cnse_gif_walk(gif, &context, limits, report);
+        status = cnse_gif_walk(gif, &context, limits, report, full);
     }
 
     // DGifOpen leaves the FILE to us: DGifCloseFile frees giflib's state and closes nothing of ours.

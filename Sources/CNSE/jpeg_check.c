@@ -356,6 +356,7 @@ cnse_image_status cnse_jpeg_check_stream(FILE *file, const cnse_image_limits *li
 cnse_image_status cnse_jpeg_check_stream_full(FILE *file, const cnse_image_limits *limits, cnse_image_report *report,
                                               int full) {
     cnse_report_reset(report);
+    report->decoded_in_full = full != 0;
     cnse_image_status status = cnse_jpeg_decode(file, limits, report, full);
     // libjpeg's stdio source treats a failed read as the end of the file; a disk error is not a damaged image.
     if (ferror(file)) {

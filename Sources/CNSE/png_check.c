@@ -297,6 +297,7 @@ cnse_image_status cnse_png_check_stream(FILE *file, const cnse_image_limits *lim
 cnse_image_status cnse_png_check_stream_full(FILE *file, const cnse_image_limits *limits, cnse_image_report *report,
                                              int full) {
     cnse_report_reset(report);
+    report->decoded_in_full = full != 0;
     png_byte signature[8];
     size_t count = fread(signature, 1, sizeof(signature), file);
     if (count != sizeof(signature) && ferror(file)) {

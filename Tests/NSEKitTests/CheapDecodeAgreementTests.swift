@@ -1,6 +1,7 @@
 // The cheap decode paths nse validates with (PNG image data inflated by ISA-L with its filter bytes checked;
-// JPEG at 1/8 scale) against the reference full decode (libpng unfiltering every row, libjpeg at full scale):
-// for every damage class either could miss, both must give the same status, size, warnings and message.
+// JPEG at 1/8 scale; a GIF frame's LZW codes counted, not expanded) against the reference full decode (libpng
+// unfiltering every row, libjpeg at full scale, giflib decoding every row): for every damage class either could
+// miss, both must give the same status, size, frames, warnings and message.
 
 import CImageFixtures
 import CNSE
@@ -23,7 +24,11 @@ struct CheapDecodeAgreementTests {
         let cheap = format.check(url, limits: limits)
         var report = cnse_image_report()
         var cLimits = limits.cLimits
-        let status = format == .png ? cnse_png_check_full(url.path, &cLimits, &report) : cnse_jpeg_check_full(url.path, &cLimits, &report)
+        let status = switch format {
+        case .png: cnse_png_check_full(url.path, &cLimits, &report)
+        case .jpeg: cnse_jpeg_check_full(url.path, &cLimits, &report)
+        case .gif: cnse_gif_check_full(url.path, &cLimits, &report)
+        }
         let full = ImageCheck(status: status, report: report)
         #expect(cheap.status == full.status, "status \(cheap.status) vs full \(full.status): \(cheap.message) | \(full.message)", sourceLocation: sourceLocation)
         #expect(cheap.report.width == full.report.width && cheap.report.height == full.report.height, sourceLocation: sourceLocation)
@@ -115,7 +120,9 @@ struct CheapDecodeAgreementTests {
 
     @Test func handBuiltPNGPasses() throws {
         let url = try write(png(width: 40, height: 30, data: rows(width: 40, height: 30)))
-        #expect(agreed(url, .png).status == CNSE_IMAGE_OK)
+        let result = agreed(url, .png)
+        #expect(result.status == CNSE_IMAGE_OK)
+        #expect(result.report.decoded_in_full == 0, "the cheap path vouches")
     }
 
     /// A filter byte past 4 decodes with zlib and passes every CRC: only looking at each row finds it.
@@ -125,6 +132,7 @@ struct CheapDecodeAgreementTests {
         let result = agreed(url, .png)
         #expect(result.status == CNSE_IMAGE_CORRUPT)
         #expect(result.message.contains("filter"), "\(result.message)")
+        #expect(result.report.decoded_in_full == 1, "libpng words the damage")
     }
 
     /// The cheap path keeps its buffers from one image to the next: what an image held must never be read as the
@@ -329,4 +337,233 @@ struct CheapDecodeAgreementTests {
         limits.maxMemory = 2 * 1_048_576
         #expect(agreed(url, .jpeg, limits: limits).status == CNSE_IMAGE_OVER_MEMORY_LIMIT)
     }
+
+    // MARK: GIF image data, built code by code
+
+    /// One frame's LZW codes packed at the widths giflib's decoder reads them at (DGifDecompressInput: the width
+    /// grows as codes are read, whatever they are, and a clear code resets it).
+    private struct LZWCodes {
+        let codeSize: Int
+        private(set) var bytes: [UInt8] = []
+        private var bits: UInt64 = 0
+        private var count = 0
+        private var runningCode = 0
+        private var width = 0
+        private var widthLimit = 0
+
+        init(codeSize: Int) {
+            self.codeSize = codeSize
+            reset()
+        }
+
+        var clear: Int { 1 << codeSize }
+        var end: Int { clear + 1 }
+
+        private mutating func reset() {
+            runningCode = clear + 2
+            width = codeSize + 1
+            widthLimit = 1 << width
+        }
+
+        mutating func put(_ code: Int) {
+            bits |= UInt64(code & ((1 << width) - 1)) << count
+            count += width
+            while count >= 8 {
+                bytes.append(UInt8(truncatingIfNeeded: bits))
+                bits >>= 8
+                count -= 8
+            }
+            if runningCode < 4097 {
+                runningCode += 1
+                if runningCode > widthLimit && width < 12 {
+                    widthLimit <<= 1
+                    width += 1
+                }
+            }
+            if code == clear { reset() }
+        }
+
+        /// The packed bytes, the last one padded with zero bits.
+        var finished: [UInt8] { count > 0 ? bytes + [UInt8(truncatingIfNeeded: bits)] : bytes }
+    }
+
+    /// Codes a well-formed stream could hold for `pixels` pixels, drawn at random: literals, entries of the
+    /// table as the decoder builds it (the one being added, "KwKwK", included), and a clear code now and then
+    /// (`clearEvery` codes; 0 for never, so the table fills and stays full). Returns the codes.
+    private static func wellFormedCodes(codeSize: Int, pixels: Int, clearEvery: Int, seed: UInt64) -> [Int] {
+        var random = SeededBytes(seed: seed)
+        let clear = 1 << codeSize
+        var lengths = [Int](repeating: 1, count: 4096)
+        var nextEntry = clear + 2
+        var lastLength = 0
+        var produced = 0
+        var codes: [Int] = []
+        while produced < pixels {
+            if clearEvery > 0 && codes.count % clearEvery == clearEvery - 1 {
+                codes.append(clear)
+                nextEntry = clear + 2
+                lastLength = 0
+                continue
+            }
+            var code = Int(random.next() % UInt64(clear))
+            let roll = random.next() % 8
+            if lastLength > 0 && roll == 0 && nextEntry <= 4095 {
+                code = nextEntry
+            } else if roll < 5 && nextEntry > clear + 2 {
+                code = clear + 2 + Int(random.next() % UInt64(nextEntry - clear - 2))
+            }
+            let length = code < clear ? 1 : code == nextEntry ? lastLength + 1 : lengths[code]
+            if lastLength > 0 && nextEntry <= 4095 {
+                lengths[nextEntry] = lastLength + 1
+                nextEntry += 1
+            }
+            lastLength = length
+            produced += length
+            codes.append(code)
+        }
+        return codes
+    }
+
+    /// A GIF89a of one or more frames of `width` x `height`, each frame's data (`frames`, LZW bytes) cut into
+    /// sub-blocks of `blockSize` bytes, then `afterData` and the empty block (unless `terminated` is false).
+    private func gif(width: Int, height: Int, codeSize: Int, frames: [[UInt8]], blockSize: Int = 255,
+                     afterData: [UInt8] = [], terminated: Bool = true, trailer: Bool = true) -> [UInt8] {
+        func word(_ value: Int) -> [UInt8] { [UInt8(value & 0xFF), UInt8(value >> 8)] }
+        let tableBits = max(codeSize, 1)
+        var file = Array("GIF89a".utf8) + word(width) + word(height) + [0x80 | UInt8(tableBits - 1), 0, 0]
+        file += (0..<(3 << tableBits)).map { UInt8(truncatingIfNeeded: $0 &* 11) }
+        for data in frames {
+            file += [0x2C] + word(0) + word(0) + word(width) + word(height) + [0, UInt8(codeSize)]
+            var start = 0
+            while start < data.count {
+                let block = data[start..<min(data.count, start + blockSize)]
+                file += [UInt8(block.count)] + block
+                start += blockSize
+            }
+            file += afterData
+            if terminated { file += [0] }
+        }
+        return trailer ? file + [0x3B] : file
+    }
+
+    private func lzw(_ codes: [Int], codeSize: Int) -> [UInt8] {
+        var packer = LZWCodes(codeSize: codeSize)
+        for code in codes { packer.put(code) }
+        return packer.finished
+    }
+
+    /// Every LZW code size giflib reads (0 to 8), with clear codes, and with the table left full (codes after
+    /// the 4,096th are read at 12 bits and add nothing): the cheap path vouches, as giflib does.
+    @Test(arguments: [(0, 97), (1, 0), (2, 700), (4, 0), (7, 3000), (8, 0), (8, 40)])
+    func wellFormedGIFPasses(codeSize: Int, clearEvery: Int) throws {
+        let codes = Self.wellFormedCodes(codeSize: codeSize, pixels: 300 * 200, clearEvery: clearEvery, seed: UInt64(codeSize * 31 + clearEvery))
+        let url = try write(gif(width: 300, height: 200, codeSize: codeSize, frames: [lzw(codes, codeSize: codeSize)]), "built.gif")
+        let result = agreed(url, .gif)
+        #expect(result.status == CNSE_IMAGE_OK, "\(result.message)")
+        #expect(result.report.frames == 1)
+        #expect(result.report.decoded_in_full == 0, "the cheap path vouches for every well-formed stream")
+    }
+
+    /// Codes after the last pixel (the end code among them) and extra sub-blocks are skipped by giflib.
+    @Test func dataAfterTheLastPixel() throws {
+        var codes = Self.wellFormedCodes(codeSize: 8, pixels: 64 * 64, clearEvery: 0, seed: 3)
+        codes += [5, 6, 257, 1 << 8, 4000]
+        let url = try write(gif(width: 64, height: 64, codeSize: 8, frames: [lzw(codes, codeSize: 8)], afterData: [3, 1, 2, 3, 1, 9]), "after.gif")
+        let result = agreed(url, .gif)
+        #expect(result.status == CNSE_IMAGE_OK)
+        #expect(result.report.decoded_in_full == 0)
+    }
+
+    /// The end code among literals, which read alike whatever the table holds: only stopping at the end code agrees.
+    @Test func endCodeAmongLiterals() throws {
+        let codes = Array(repeating: 7, count: 50) + [257] + Array(repeating: 9, count: 50)
+        let url = try write(gif(width: 10, height: 10, codeSize: 8, frames: [lzw(codes, codeSize: 8)]), "end.gif")
+        let result = agreed(url, .gif)
+        #expect(result.status == CNSE_IMAGE_CORRUPT)
+        #expect(result.report.decoded_in_full == 1)
+    }
+
+    /// Damage inside the LZW data, each at the start, the middle or near the end of a frame: the end code before the
+    /// last pixel, a code past the table, a code past the table or the entry being added (which needs a previous
+    /// code) as the first code after a clear code.
+    @Test(arguments: ["end", "past", "afterClear", "addedAfterClear"], [0.0, 0.5, 0.97])
+    func damagedCodes(kind: String, at fraction: Double) throws {
+        var codes = Self.wellFormedCodes(codeSize: 8, pixels: 200 * 150, clearEvery: 500, seed: 11)
+        let index = Int(Double(codes.count - 1) * fraction)
+        switch kind {
+        case "end": codes[index] = 257
+        case "past": codes[index] = 4095
+        case "afterClear": codes.insert(contentsOf: [256, 300], at: index)
+        default: codes.insert(contentsOf: [256, 258], at: index)
+        }
+        let url = try write(gif(width: 200, height: 150, codeSize: 8, frames: [lzw(codes, codeSize: 8)]), "damaged.gif")
+        let result = agreed(url, .gif)
+        if kind != "past" {
+            #expect(result.status == CNSE_IMAGE_CORRUPT, "\(result.message)")
+            #expect(result.report.decoded_in_full == 1)
+        }
+    }
+
+    /// Random codes, good and bad alike: whatever giflib makes of them (garbage pixels, a defect, the end too
+    /// soon), the cheap path says the same.
+    @Test func randomCodesAgree() throws {
+        var random = SeededBytes(seed: 2026)
+        let url = directory.file("random.gif")
+        var outcomes: Set<UInt32> = []
+        for round in 0..<300 {
+            let codeSize = Int(random.next() % 9)
+            let codes = (0..<Int(random.next() % 400)).map { _ in Int(random.next() % UInt64(min(4096, (1 << codeSize) + 40))) }
+            try url.write(bytes: gif(width: 16, height: 16 + round % 7, codeSize: codeSize, frames: [lzw(codes, codeSize: codeSize)]))
+            outcomes.insert(agreed(url, .gif).status.rawValue)
+        }
+        // Both verdicts are reached: some random streams make a picture, some are refused.
+        #expect(outcomes.contains(CNSE_IMAGE_OK.rawValue) && outcomes.contains(CNSE_IMAGE_CORRUPT.rawValue))
+    }
+
+    /// An empty sub-block before the last pixel, a missing end of the data, the file cut anywhere in the data.
+    @Test func blocksAndTruncation() throws {
+        let codes = Self.wellFormedCodes(codeSize: 4, pixels: 40 * 30, clearEvery: 0, seed: 5)
+        let data = lzw(codes, codeSize: 4)
+        var emptyBlock = gif(width: 40, height: 30, codeSize: 4, frames: [data], blockSize: 10)
+        // After the header, the 16-colour table, the image descriptor, the code size and the first 10-byte block.
+        emptyBlock.insert(0, at: 13 + 48 + 10 + 1 + 11)
+        #expect(agreed(try write(emptyBlock, "empty-block.gif"), .gif).status == CNSE_IMAGE_CORRUPT)
+        #expect(agreed(try write(gif(width: 40, height: 30, codeSize: 4, frames: [data], terminated: false, trailer: false), "open.gif"), .gif).status == CNSE_IMAGE_CORRUPT)
+        let whole = gif(width: 40, height: 30, codeSize: 4, frames: [data], blockSize: 7)
+        for cut in stride(from: 13 + 48 + 10, to: whole.count, by: 3) {
+            #expect(agreed(try write(Array(whole.prefix(cut)), "cut.gif"), .gif).status == CNSE_IMAGE_CORRUPT)
+        }
+    }
+
+    /// The third frame is damaged: the cheap path vouched for the first two, then the full decode reads the file
+    /// again from its start, and the report (frames counted, pixel work) is the full decode's.
+    @Test func damageInALaterFrame() throws {
+        let good = lzw(Self.wellFormedCodes(codeSize: 8, pixels: 50 * 40, clearEvery: 0, seed: 8), codeSize: 8)
+        var bad = Self.wellFormedCodes(codeSize: 8, pixels: 50 * 40, clearEvery: 0, seed: 9)
+        bad[bad.count / 2] = 257
+        let url = try write(gif(width: 50, height: 40, codeSize: 8, frames: [good, good, lzw(bad, codeSize: 8), good]), "frames.gif")
+        let result = agreed(url, .gif)
+        #expect(result.status == CNSE_IMAGE_CORRUPT)
+        #expect(result.report.frames == 3)
+        #expect(result.report.decoded_in_full == 1)
+    }
+
+    /// giflib's own encoder's files, every byte flipped in turn, and every length cut.
+    @Test func everyByteFlipInAGIFAgrees() throws {
+        let url = directory.file("small.gif")
+        try #require(cimagefixtures_write_gif(url.path, 21, 13, 2, 5) == 0)
+        let original = try url.readBytes()
+        let damaged = directory.file("damaged.gif")
+        var refused = 0
+        for offset in original.indices {
+            var bytes = original
+            bytes[offset] ^= UInt8(truncatingIfNeeded: offset * 37 + 1) | 1
+            try damaged.write(bytes: bytes)
+            if agreed(damaged, .gif).status != CNSE_IMAGE_OK { refused += 1 }
+            try damaged.write(bytes: Array(original.prefix(offset)))
+            agreed(damaged, .gif)
+        }
+        #expect(refused > 0)
+    }
 }
+

@@ -88,6 +88,8 @@ typedef struct {
     uint64_t pixel_work; ///< pixels decoded so far, as counted against max_pixel_work
     uint64_t needed;     ///< for an OVER_*_LIMIT status: the amount that went over (see each status)
     uint64_t limit;      ///< for an OVER_*_LIMIT status: the limit it went over
+    uint32_t decoded_in_full; ///< 1 when the library decoded every row: the *_full reference checks, and a PNG or
+                              ///< GIF whose cheap path handed the file over (damage, or anything it cannot vouch for)
     char message[256];   ///< the decoder's own words for the first error, or first warning; "" if none
 } cnse_image_report;
 
@@ -102,16 +104,18 @@ cnse_image_status cnse_png_check(const char *path, const cnse_image_limits *limi
 /// coefficient buffer for progressive and multi-scan files, row buffers for all) is computed from the header and
 /// refused before decoding; libjpeg's own max_memory_to_use backs that up.
 cnse_image_status cnse_jpeg_check(const char *path, const cnse_image_limits *limits, cnse_image_report *report);
-/// The reference checks behind the two above: libpng unfilters every row (zlib inflating it row by row), libjpeg
-/// decodes every pixel at full scale. nse uses cnse_png_check and cnse_jpeg_check, which find the same damage for
-/// less work (libdeflate and filter bytes for the PNG image data, falling back to this path whenever anything is
-/// off; JPEG at 1/8 scale, where every entropy-coded block is still decoded); the tests run both and compare.
-cnse_image_status cnse_png_check_full(const char *path, const cnse_image_limits *limits, cnse_image_report *report);
-cnse_image_status cnse_jpeg_check_full(const char *path, const cnse_image_limits *limits, cnse_image_report *report);
-/// Validates a GIF: screen descriptor, every frame's LZW data row by row, extensions, trailer.
+/// Validates a GIF: screen descriptor, every frame's LZW data, extensions, trailer.
 /// A file that ends before its trailer (0x3B) is CORRUPT even when every frame was complete.
 /// Memory is one row of at most 65,535 bytes plus giflib's fixed tables, whatever the file says.
 cnse_image_status cnse_gif_check(const char *path, const cnse_image_limits *limits, cnse_image_report *report);
+/// The reference checks behind the three above: libpng unfilters every row (zlib inflating it row by row), libjpeg
+/// decodes every pixel at full scale, giflib decodes every row of every frame. nse uses the three above, which find
+/// the same damage for less work (ISA-L's inflate and filter bytes for the PNG image data, and string lengths for
+/// a GIF frame's LZW codes, each falling back to the full decode whenever anything is off; JPEG at 1/8 scale, where
+/// every entropy-coded block is still decoded); the tests run both and compare.
+cnse_image_status cnse_png_check_full(const char *path, const cnse_image_limits *limits, cnse_image_report *report);
+cnse_image_status cnse_jpeg_check_full(const char *path, const cnse_image_limits *limits, cnse_image_report *report);
+cnse_image_status cnse_gif_check_full(const char *path, const cnse_image_limits *limits, cnse_image_report *report);
 
 #ifdef __cplusplus
 }
