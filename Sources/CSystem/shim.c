@@ -20,3 +20,7 @@ int csystem_pipe_cloexec(int fds[2]) {
 int csystem_malloc_set_mmap_threshold(int bytes) {
     return mallopt(M_MMAP_THRESHOLD, bytes);
 }
+
+int csystem_malloc_set_arena_max(int arenas) {
+    return mallopt(M_ARENA_MAX, arenas);
+}

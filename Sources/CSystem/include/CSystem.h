@@ -20,4 +20,7 @@ int csystem_pipe_cloexec(int fds[2]);
 /// the system when freed (and glibc stops moving the threshold up by itself). 1 on success.
 int csystem_malloc_set_mmap_threshold(int bytes);
 
+/// mallopt(M_ARENA_MAX, arenas): at most `arenas` malloc arenas, however many threads allocate. 1 on success.
+int csystem_malloc_set_arena_max(int arenas);
+
 #endif
