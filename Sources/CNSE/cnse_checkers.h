@@ -14,7 +14,7 @@ cnse_image_status cnse_jpeg_check_stream(FILE *file, const cnse_image_limits *li
 cnse_image_status cnse_gif_check_stream(FILE *file, const cnse_image_limits *limits, cnse_image_report *report);
 /// The three checks over a stream with the reference decode (`full` 1: every row unfiltered by libpng, JPEG at
 /// full scale, every GIF row decoded by giflib) or the cheap path nse uses (`full` 0; for PNG and GIF it may then
-/// answer a private status meaning "decode in full", which cnse_png_check_stream and cnse_gif_check_stream handle).
+/// answer CNSE_DECODE_IN_FULL, from cnse_report.h, which the *_check_stream functions above handle).
 /// The fuzz targets and tests compare the two.
 cnse_image_status cnse_png_check_stream_full(FILE *file, const cnse_image_limits *limits, cnse_image_report *report,
                                              int full);

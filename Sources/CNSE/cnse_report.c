@@ -69,14 +69,37 @@ int cnse_report_charge_work(cnse_image_report *report, const cnse_image_limits *
     return 0;
 }
 
-FILE *cnse_report_open(const char *path, cnse_image_report **report, cnse_image_report *scratch) {
-    if (*report == NULL) {
-        *report = scratch;
+cnse_image_status cnse_report_check_cheap_first(FILE *file, const cnse_image_limits *limits, cnse_image_report *report,
+                                                cnse_stream_check check, const char *format) {
+    cnse_image_status status = check(file, limits, report, 0);
+    if (status != CNSE_DECODE_IN_FULL) {
+        return status;
     }
-    cnse_report_reset(*report);
+    if (fseek(file, 0, SEEK_SET) != 0) {
+        cnse_report_reset(report);
+        char what[64];
+        snprintf(what, sizeof(what), "cannot read the %s again from its start", format);
+        cnse_report_set_errno(report, what, errno != 0 ? errno : EIO);
+        return CNSE_IMAGE_IO_ERROR;
+    }
+    clearerr(file);
+    return check(file, limits, report, 1);
+}
+
+cnse_image_status cnse_report_check_path(const char *path, const cnse_image_limits *limits, cnse_image_report *report,
+                                         cnse_stream_check check, int full, const char *format) {
+    cnse_image_report scratch;
+    if (report == NULL) {
+        report = &scratch;
+    }
+    cnse_report_reset(report);
     FILE *file = fopen(path, "rb");
     if (file == NULL) {
-        cnse_report_set_errno(*report, "cannot open the file", errno);
+        cnse_report_set_errno(report, "cannot open the file", errno);
+        return CNSE_IMAGE_IO_ERROR;
     }
-    return file;
+    cnse_image_status status = full ? check(file, limits, report, 1)
+                                    : cnse_report_check_cheap_first(file, limits, report, check, format);
+    fclose(file);
+    return status;
 }

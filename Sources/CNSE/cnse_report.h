@@ -33,8 +33,23 @@ void cnse_report_over_limit(cnse_image_report *report, uint64_t needed, uint64_t
 /// refused frame or scan is not decoded).
 int cnse_report_charge_work(cnse_image_report *report, const cnse_image_limits *limits, uint64_t pixels);
 
-/// The start of every checker: uses `scratch` when the caller passed no report, resets the report, and opens
-/// `path` for reading. NULL, with the report saying why, when the file cannot be opened.
-FILE *cnse_report_open(const char *path, cnse_image_report **report, cnse_image_report *scratch);
+/// A checker over an open stream: `full` 1 is the reference decode, 0 the cheap path nse uses, which may answer
+/// CNSE_DECODE_IN_FULL when it cannot vouch for the file.
+typedef cnse_image_status (*cnse_stream_check)(FILE *file, const cnse_image_limits *limits, cnse_image_report *report,
+                                               int full);
+
+/// The cheap path's answer when it cannot vouch for a file (damage, or anything unusual): decode it in full from
+/// its start. Never returned by the checkers' public functions.
+#define CNSE_DECODE_IN_FULL ((cnse_image_status)-1)
+
+/// `check`'s cheap path over `file`, then, if that answers CNSE_DECODE_IN_FULL, the reference decode from the
+/// file's start (`format` names the file in the message if it cannot be read again).
+cnse_image_status cnse_report_check_cheap_first(FILE *file, const cnse_image_limits *limits, cnse_image_report *report,
+                                                cnse_stream_check check, const char *format);
+
+/// Every checker's path function: opens `path` (a NULL `report` is allowed), runs `check` over it (the cheap path
+/// first, or with `full` 1 the reference decode alone) and closes it; a file that cannot be opened is an I/O error.
+cnse_image_status cnse_report_check_path(const char *path, const cnse_image_limits *limits, cnse_image_report *report,
+                                         cnse_stream_check check, int full, const char *format);
 
 #endif

@@ -24,8 +24,6 @@ typedef struct {
     unsigned last_byte;
 } cnse_gif_context;
 
-/// The cheap path's answer when it cannot vouch for a frame's data: decode the file in full from its start.
-#define CNSE_GIF_DECODE_IN_FULL ((cnse_image_status)-1)
 
 /// giflib input function over our own FILE: unlike DGifOpenFileName, it lets us see errno and ferror.
 static int cnse_gif_read(GifFileType *gif, GifByteType *buffer, int length) {
@@ -74,7 +72,7 @@ static void cnse_gif_drop_saved_images(GifFileType *gif) {
 }
 
 /// Walks the records after the screen descriptor; frames are counted in report->frames. With `full` 0 each frame's
-/// data goes through the cheap path, and the answer is CNSE_GIF_DECODE_IN_FULL at the first it cannot vouch for.
+/// data goes through the cheap path, and the answer is CNSE_DECODE_IN_FULL at the first it cannot vouch for.
 static cnse_image_status cnse_gif_walk(GifFileType *gif, const cnse_gif_context *context,
                                        const cnse_image_limits *limits, cnse_image_report *report, int full) {
     GifPixelType *row = NULL;
@@ -155,7 +153,7 @@ static cnse_image_status cnse_gif_walk(GifFileType *gif, const cnse_gif_context 
         }
         if (!full) {
             if (!cnse_gif_image_data_check(context->file, context->last_byte, pixels)) {
-                status = CNSE_GIF_DECODE_IN_FULL;
+                status = CNSE_DECODE_IN_FULL;
                 break;
             }
             continue;
@@ -193,39 +191,15 @@ static cnse_image_status cnse_gif_walk(GifFileType *gif, const cnse_gif_context 
 }
 
 cnse_image_status cnse_gif_check(const char *path, const cnse_image_limits *limits, cnse_image_report *report) {
-    cnse_image_report scratch;
-    FILE *file = cnse_report_open(path, &report, &scratch);
-    if (file == NULL) {
-        return CNSE_IMAGE_IO_ERROR;
-    }
-    cnse_image_status status = cnse_gif_check_stream(file, limits, report);
-    fclose(file);
-    return status;
+    return cnse_report_check_path(path, limits, report, cnse_gif_check_stream_full, 0, "GIF");
 }
 
 cnse_image_status cnse_gif_check_full(const char *path, const cnse_image_limits *limits, cnse_image_report *report) {
-    cnse_image_report scratch;
-    FILE *file = cnse_report_open(path, &report, &scratch);
-    if (file == NULL) {
-        return CNSE_IMAGE_IO_ERROR;
-    }
-    cnse_image_status status = cnse_gif_check_stream_full(file, limits, report, 1);
-    fclose(file);
-    return status;
+    return cnse_report_check_path(path, limits, report, cnse_gif_check_stream_full, 1, "GIF");
 }
 
 cnse_image_status cnse_gif_check_stream(FILE *file, const cnse_image_limits *limits, cnse_image_report *report) {
-    cnse_image_status status = cnse_gif_check_stream_full(file, limits, report, 0);
-    if (status != CNSE_GIF_DECODE_IN_FULL) {
-        return status;
-    }
-    if (fseek(file, 0, SEEK_SET) != 0) {
-        cnse_report_reset(report);
-        cnse_report_set_errno(report, "cannot read the GIF again from its start", errno != 0 ? errno : EIO);
-        return CNSE_IMAGE_IO_ERROR;
-    }
-    clearerr(file);
-    return cnse_gif_check_stream_full(file, limits, report, 1);
+    return cnse_report_check_cheap_first(file, limits, report, cnse_gif_check_stream_full, "GIF");
 }
 
 cnse_image_status cnse_gif_check_stream_full(FILE *file, const cnse_image_limits *limits, cnse_image_report *report,

@@ -328,29 +328,15 @@ static cnse_image_status cnse_jpeg_decode(FILE *file, const cnse_image_limits *l
 }
 
 cnse_image_status cnse_jpeg_check(const char *path, const cnse_image_limits *limits, cnse_image_report *report) {
-    cnse_image_report scratch;
-    FILE *file = cnse_report_open(path, &report, &scratch);
-    if (file == NULL) {
-        return CNSE_IMAGE_IO_ERROR;
-    }
-    cnse_image_status status = cnse_jpeg_check_stream(file, limits, report);
-    fclose(file);
-    return status;
+    return cnse_report_check_path(path, limits, report, cnse_jpeg_check_stream_full, 0, "JPEG");
 }
 
 cnse_image_status cnse_jpeg_check_full(const char *path, const cnse_image_limits *limits, cnse_image_report *report) {
-    cnse_image_report scratch;
-    FILE *file = cnse_report_open(path, &report, &scratch);
-    if (file == NULL) {
-        return CNSE_IMAGE_IO_ERROR;
-    }
-    cnse_image_status status = cnse_jpeg_check_stream_full(file, limits, report, 1);
-    fclose(file);
-    return status;
+    return cnse_report_check_path(path, limits, report, cnse_jpeg_check_stream_full, 1, "JPEG");
 }
 
 cnse_image_status cnse_jpeg_check_stream(FILE *file, const cnse_image_limits *limits, cnse_image_report *report) {
-    return cnse_jpeg_check_stream_full(file, limits, report, 0);
+    return cnse_report_check_cheap_first(file, limits, report, cnse_jpeg_check_stream_full, "JPEG");
 }
 
 cnse_image_status cnse_jpeg_check_stream_full(FILE *file, const cnse_image_limits *limits, cnse_image_report *report,

@@ -122,13 +122,9 @@ static void cnse_png_read(png_structp png, png_bytep data, size_t length) {
     png_error(png, "read failed");
 }
 
-/// cnse_png_decode's answer when the cheap path for the image data could not vouch for it: the caller starts
-/// again from the beginning of the file with the full decode. Never returned to callers of the public functions.
-#define CNSE_PNG_DECODE_IN_FULL ((cnse_image_status)-1)
-
 /// Everything between png_create_read_struct and png_destroy_read_struct: the only place that uses setjmp.
 /// With `full` 0, the image data goes through cnse_png_image_data_check once libpng has read the header and every
-/// chunk before it; with `full` 1 (or after CNSE_PNG_DECODE_IN_FULL) libpng decodes and unfilters every row.
+/// chunk before it; with `full` 1 (or after CNSE_DECODE_IN_FULL) libpng decodes and unfilters every row.
 static cnse_image_status cnse_png_decode(cnse_png_context *context, int full) {
     cnse_image_report *report = context->report;
     const cnse_image_limits *limits = context->limits;
@@ -222,7 +218,7 @@ static cnse_image_status cnse_png_decode(cnse_png_context *context, int full) {
         };
         int clean = cnse_png_image_data_check(context->file, &layout);
         png_destroy_read_struct(&png, &info, NULL);
-        return clean ? CNSE_IMAGE_OK : CNSE_PNG_DECODE_IN_FULL;
+        return clean ? CNSE_IMAGE_OK : CNSE_DECODE_IN_FULL;
     }
     int passes = png_set_interlace_handling(png);
     png_read_update_info(png, info);
@@ -259,39 +255,15 @@ static cnse_image_status cnse_png_decode(cnse_png_context *context, int full) {
 }
 
 cnse_image_status cnse_png_check(const char *path, const cnse_image_limits *limits, cnse_image_report *report) {
-    cnse_image_report scratch;
-    FILE *file = cnse_report_open(path, &report, &scratch);
-    if (file == NULL) {
-        return CNSE_IMAGE_IO_ERROR;
-    }
-    cnse_image_status status = cnse_png_check_stream(file, limits, report);
-    fclose(file);
-    return status;
+    return cnse_report_check_path(path, limits, report, cnse_png_check_stream_full, 0, "PNG");
 }
 
 cnse_image_status cnse_png_check_full(const char *path, const cnse_image_limits *limits, cnse_image_report *report) {
-    cnse_image_report scratch;
-    FILE *file = cnse_report_open(path, &report, &scratch);
-    if (file == NULL) {
-        return CNSE_IMAGE_IO_ERROR;
-    }
-    cnse_image_status status = cnse_png_check_stream_full(file, limits, report, 1);
-    fclose(file);
-    return status;
+    return cnse_report_check_path(path, limits, report, cnse_png_check_stream_full, 1, "PNG");
 }
 
 cnse_image_status cnse_png_check_stream(FILE *file, const cnse_image_limits *limits, cnse_image_report *report) {
-    cnse_image_status status = cnse_png_check_stream_full(file, limits, report, 0);
-    if (status != CNSE_PNG_DECODE_IN_FULL) {
-        return status;
-    }
-    if (fseek(file, 0, SEEK_SET) != 0) {
-        cnse_report_reset(report);
-        cnse_report_set_errno(report, "cannot read the PNG again from its start", errno != 0 ? errno : EIO);
-        return CNSE_IMAGE_IO_ERROR;
-    }
-    clearerr(file);
-    return cnse_png_check_stream_full(file, limits, report, 1);
+    return cnse_report_check_cheap_first(file, limits, report, cnse_png_check_stream_full, "PNG");
 }
 
 cnse_image_status cnse_png_check_stream_full(FILE *file, const cnse_image_limits *limits, cnse_image_report *report,

@@ -290,13 +290,18 @@ struct CheapDecodeAgreementTests {
     func everyByteFlipInAPNGAgrees(interlaced: Bool) throws {
         let url = directory.file("small.png")
         try #require(cimagefixtures_write_png(url.path, 9, 7, interlaced ? 1 : 0, 5) == 0)
-        let original = try url.readBytes()
-        let damaged = directory.file("damaged.png")
+        try eachByteFlipped(in: url.readBytes(), into: directory.file("damaged.png")) { damaged in
+            agreed(damaged, .png)
+        }
+    }
+
+    /// Writes `original` to `damaged` with each of its bytes changed in turn, calling `check` after each.
+    private func eachByteFlipped(in original: [UInt8], into damaged: URL, _ check: (URL) throws -> Void) throws {
         for offset in original.indices {
             var bytes = original
             bytes[offset] ^= UInt8(truncatingIfNeeded: offset * 37 + 1) | 1
             try damaged.write(bytes: bytes)
-            agreed(damaged, .png)
+            try check(damaged)
         }
     }
 
@@ -305,15 +310,9 @@ struct CheapDecodeAgreementTests {
     func everyByteFlipInAJPEGAgrees(progressive: Bool) throws {
         let url = directory.file("small.jpg")
         try #require(cimagefixtures_write_jpeg(url.path, 48, 32, 80, progressive ? 1 : 0, 5) == 0)
-        let original = try url.readBytes()
-        let damaged = directory.file("damaged.jpg")
         var warned = 0
-        for offset in original.indices {
-            var bytes = original
-            bytes[offset] ^= UInt8(truncatingIfNeeded: offset * 37 + 1) | 1
-            try damaged.write(bytes: bytes)
-            let result = agreed(damaged, .jpeg)
-            if result.report.warnings > 0 { warned += 1 }
+        try eachByteFlipped(in: url.readBytes(), into: directory.file("damaged.jpg")) { damaged in
+            if agreed(damaged, .jpeg).report.warnings > 0 { warned += 1 }
         }
         // The flips reach the scan data: some must be found as corrupt data.
         #expect(warned > 0)
@@ -553,15 +552,14 @@ struct CheapDecodeAgreementTests {
         let url = directory.file("small.gif")
         try #require(cimagefixtures_write_gif(url.path, 21, 13, 2, 5) == 0)
         let original = try url.readBytes()
-        let damaged = directory.file("damaged.gif")
         var refused = 0
-        for offset in original.indices {
-            var bytes = original
-            bytes[offset] ^= UInt8(truncatingIfNeeded: offset * 37 + 1) | 1
-            try damaged.write(bytes: bytes)
+        try eachByteFlipped(in: original, into: directory.file("damaged.gif")) { damaged in
             if agreed(damaged, .gif).status != CNSE_IMAGE_OK { refused += 1 }
-            try damaged.write(bytes: Array(original.prefix(offset)))
-            agreed(damaged, .gif)
+        }
+        let cut = directory.file("cut.gif")
+        for length in original.indices {
+            try cut.write(bytes: Array(original.prefix(length)))
+            agreed(cut, .gif)
         }
         #expect(refused > 0)
     }
