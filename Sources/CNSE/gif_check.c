@@ -24,7 +24,6 @@ typedef struct {
     unsigned last_byte;
 } cnse_gif_context;
 
-
 /// giflib input function over our own FILE: unlike DGifOpenFileName, it lets us see errno and ferror.
 static int cnse_gif_read(GifFileType *gif, GifByteType *buffer, int length) {
     cnse_gif_context *context = gif->UserData;
