@@ -15,6 +15,14 @@
 #include <stdlib.h>
 #include <gif_lib.h>
 
+/// The cheap path follows giflib 5.2.1's LZW decoder step by step (gif_image_data.c); with any other giflib every
+/// frame takes the full decode until the cheap path has been checked against that version's decoder.
+#if GIFLIB_MAJOR == 5 && GIFLIB_MINOR == 2 && GIFLIB_RELEASE == 1
+#define CNSE_GIF_CHEAP_PATH 1
+#else
+#define CNSE_GIF_CHEAP_PATH 0
+#endif
+
 /// State for the input function, reached through GifFileType.UserData.
 typedef struct {
     FILE *file;
@@ -151,7 +159,7 @@ static cnse_image_status cnse_gif_walk(GifFileType *gif, const cnse_gif_context 
             break;
         }
         if (!full) {
-            if (!cnse_gif_image_data_check(context->file, context->last_byte, pixels)) {
+            if (!CNSE_GIF_CHEAP_PATH || !cnse_gif_image_data_check(context->file, context->last_byte, pixels)) {
                 status = CNSE_DECODE_IN_FULL;
                 break;
             }
