@@ -98,30 +98,16 @@ struct ConnectionSocket: Sendable {
         }
     }
 
-    /// Sends the first `count` bytes of the open file `file` with sendfile(2), which hands the page cache's
-    /// pages to the socket: no copy through this process. Each wait for the socket to drain may last
-    /// `timeout`. A file shorter than `count` fails with EIO.
+    /// Sends `count` bytes of the open file `file`, from byte `start`, with sendfile(2), which hands the page
+    /// cache's pages to the socket: no copy through this process. Each wait for the socket to drain may last
+    /// `timeout`. A file that ends before `start + count` fails with EIO.
     ///
-    /// sendfile(2) has no MSG_NOSIGNAL, and a server in a library must not change how the whole process treats
-    /// SIGPIPE: the signal is blocked on this thread while it sends, and one it raised is taken back before the
-    /// thread's mask is restored.
-    func sendFile(_ file: Int32, count: Int, timeout: Duration) throws(SocketEnd) {
-        var brokenPipe = sigset_t()
-        sigemptyset(&brokenPipe)
-        sigaddset(&brokenPipe, SIGPIPE)
-        var previousMask = sigset_t()
-        pthread_sigmask(SIG_BLOCK, &brokenPipe, &previousMask)
-        defer {
-            var pending = sigset_t()
-            if sigpending(&pending) == 0, sigismember(&pending, SIGPIPE) == 1 {
-                var now = timespec()
-                _ = sigtimedwait(&brokenPipe, nil, &now)
-            }
-            pthread_sigmask(SIG_SETMASK, &previousMask, nil)
-        }
-        var offset = off_t(0)
-        while offset < off_t(count) {
-            let sent = Glibc.sendfile(fd, file, &offset, count - Int(offset))
+    /// Call it only inside `withBrokenPipeBlocked`: sendfile(2) has no MSG_NOSIGNAL.
+    func sendFile(_ file: Int32, from start: Int, count: Int, timeout: Duration) throws(SocketEnd) {
+        var offset = off_t(start)
+        let end = off_t(start) + off_t(count)
+        while offset < end {
+            let sent = Glibc.sendfile(fd, file, &offset, Int(end - offset))
             if sent > 0 { continue }
             if sent == 0 { throw .failed(EIO) }
             switch errno {
@@ -168,6 +154,28 @@ struct ConnectionSocket: Sendable {
         shutdown(fd, Int32(SHUT_WR))
         drainUntilClosed(until: ContinuousClock.now.advanced(by: lingering))
     }
+}
+
+/// Runs `body` with SIGPIPE blocked on this thread, for writes that cannot say MSG_NOSIGNAL (sendfile(2)).
+///
+/// A server in a library must not change how the whole process treats SIGPIPE, so the signal is only blocked
+/// here, and one raised meanwhile is taken back before the thread's mask is restored. Once per body, not per
+/// write: a paced body is hundreds of writes.
+func withBrokenPipeBlocked<T>(_ body: () throws(SocketEnd) -> T) throws(SocketEnd) -> T {
+    var brokenPipe = sigset_t()
+    sigemptyset(&brokenPipe)
+    sigaddset(&brokenPipe, SIGPIPE)
+    var previousMask = sigset_t()
+    pthread_sigmask(SIG_BLOCK, &brokenPipe, &previousMask)
+    defer {
+        var pending = sigset_t()
+        if sigpending(&pending) == 0, sigismember(&pending, SIGPIPE) == 1 {
+            var now = timespec()
+            _ = sigtimedwait(&brokenPipe, nil, &now)
+        }
+        pthread_sigmask(SIG_SETMASK, &previousMask, nil)
+    }
+    return try body()
 }
 
 /// Milliseconds until `deadline` for poll(2): -1 waits forever, and a deadline in the past polls once.

@@ -154,6 +154,25 @@ struct MediaDirectoryTests {
         #expect(try client.readResponse().body.count == 9)
     }
 
+    /// A paced body sends the file chunk by chunk from where the last chunk ended (sendfile from an offset), then
+    /// the padding: every byte in its place, and the connection well framed for the next request.
+    @Test func trickledFileArrivesWholeThenItsPadding() throws {
+        let fixture = try Fixture([
+            "paced.jpg.serve.json": #"{ "body": "trickle", "padTo": 40, "trickleBytesPerChunk": 10, "trickleIntervalMs": 1 }"#,
+        ])
+        defer { fixture.server.stop() }
+        let file = (1...25).map { UInt8($0) }
+        try fixture.scratch.write("media/paced.jpg", file)
+
+        let client = try RawHTTPClient(port: fixture.server.port)
+        try client.request("GET", "/paced.jpg")
+        let response = try client.readResponse()
+        #expect(response.headers["content-length"] == "40")
+        #expect(response.body == file + [UInt8](repeating: 0, count: 15))
+        try client.request("GET", "/cat.jpg")
+        #expect(try client.readResponse().body.count == 9)
+    }
+
     @Test func truncateSendsHalfOfTheDeclaredSampleThenCloses() throws {
         let fixture = try Fixture(["cat.jpg.serve.json": #"{ "body": "truncate" }"#])
         defer { fixture.server.stop() }
