@@ -82,11 +82,44 @@ struct Benchmark: ParsableCommand {
     }
 }
 
-/// Wall time, peak memory and CPU time of one tool on one workload (medians over the runs).
+/// Wall time, peak memory and CPU time of one tool on one workload (medians over the runs), and the spread of
+/// the wall times.
 struct Measurement {
     var wall: Duration
     var peakRSS: Int
     var cpu: Duration
+    var fastest: Duration
+    var slowest: Duration
+
+    init(medianOf runs: [ChildRun]) {
+        wall = median(runs.map(\.wall))
+        peakRSS = median(runs.map(\.peakRSS))
+        cpu = median(runs.map(\.cpu))
+        fastest = runs.map(\.wall).min() ?? .zero
+        slowest = runs.map(\.wall).max() ?? .zero
+    }
+
+    /// The wall times' range, e.g. `1.08-1.21`.
+    var spreadText: String {
+        String(format: "%.2f-%.2f", fastest.seconds, slowest.seconds)
+    }
+}
+
+/// Runs the tools in turns, one round not counted and then `repeats` rounds (nse, its peer, nse, its peer, ...),
+/// each run into a fresh folder under `outputs`; the medians of each tool's counted runs.
+///
+/// In turns, a slow spell of the machine falls on every tool alike rather than on whichever ran in it; after the
+/// first round, no counted run starts from a cold page cache (this VM pages out what sat idle for a minute, the
+/// tools' own files included; docs/performance.md, twelfth session).
+func measureInTurns(_ tools: [(URL) throws -> ChildRun], repeats: Int, outputs: URL) throws -> [Measurement] {
+    var runs = Array(repeating: [ChildRun](), count: tools.count)
+    for round in 0...repeats {
+        for (index, tool) in tools.enumerated() {
+            let run = try tool(outputs.appendingPathComponent(UUID().uuidString))
+            if round > 0 { runs[index].append(run) }
+        }
+    }
+    return runs.map(Measurement.init(medianOf:))
 }
 
 func median<T: Comparable>(_ values: [T]) -> T {

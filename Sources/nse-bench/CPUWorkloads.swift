@@ -53,7 +53,7 @@ struct CPUWorkloads {
         let uniqueBytes = unique.imageBytes(uniquePushes)
         let sharedBytes = shared.imageBytes(sharedPushes)
         let distinctShared = Set(sharedPushes.filter { !$0.malformed && $0.image.exists }.map(\.image)).count
-        print("nse-bench, CPU-bound workloads: \(cores) cores; --jobs \(jobs); median of \(repeats) runs")
+        print("nse-bench, CPU-bound workloads: \(cores) cores; --jobs \(jobs); median of \(repeats) runs, the tools in turns after one round not counted")
         print("unique: \(uniquePushes.count) pushes, \(decoded.count) images, \(megabytes(uniqueBytes)), \(uniquePushes.filter { !$0.passes }.count) failing")
         print("shared: \(sharedPushes.count) pushes over \(distinctShared) images, \(megabytes(sharedBytes)) downloaded per push between them")
         print("")
@@ -63,30 +63,33 @@ struct CPUWorkloads {
         var rows: [(name: String, shared: Bool, measurement: Measurement)] = []
         for (isShared, corpus, pushes, folder) in [(false, unique, uniquePushes, uniqueFolder), (true, shared, sharedPushes, sharedFolder)] {
             let expected = pushes.filter(\.passes).count
-            rows.append(("nse batch", isShared, try measure { out in
+            var tools: [(URL) throws -> ChildRun] = [{ out in
                 let run = try ChildRun.run([nse, "batch", folder.path, "--out", out.path, "--jobs", String(jobs), "--allow-http", "--quiet"], output: corpus.root.appendingPathComponent("nse-output.txt"))
                 return try Self.check(run, summary: Self.nseSummary(out), expected: expected, tool: "nse", root: root)
-            }))
+            }]
             if !python.isEmpty {
-                rows.append(("python", isShared, try measure { out in
+                tools.append({ out in
                     let log = corpus.root.appendingPathComponent("python-output.txt")
                     let run = try ChildRun.run(["python3", python, folder.path, out.path, "--workers", String(jobs)], output: log)
                     return try Self.check(run, summary: Self.pythonSummary(log), expected: expected, tool: "python", root: root)
-                }))
+                })
             }
+            let measured = try measureInTurns(tools, repeats: repeats, outputs: outputs)
+            rows.append(("nse batch", isShared, measured[0]))
+            if measured.count > 1 { rows.append(("python", isShared, measured[1])) }
         }
 
-        print(Self.row("", "wall", "payloads/s", "MB/s", "peak RSS", "CPU"))
-        print(Self.row("decode floor, unique", floor.secondsText, "", "", "", ""))
+        print(Self.row("", "wall", "runs", "payloads/s", "MB/s", "peak RSS", "CPU"))
+        print(Self.row("decode floor, unique", floor.secondsText, "", "", "", "", ""))
         if let pillowCPU {
-            print(Self.row("Pillow decode / cores", (pillowCPU / cores).secondsText, "", "", "", pillowCPU.secondsText))
+            print(Self.row("Pillow decode / cores", (pillowCPU / cores).secondsText, "", "", "", "", pillowCPU.secondsText))
         }
         for row in rows {
             let seconds = row.measurement.wall.seconds
             let count = row.shared ? sharedPushes.count : uniquePushes.count
             let bytes = row.shared ? sharedBytes : uniqueBytes
             print(Self.row("\(row.name), \(row.shared ? "shared" : "unique")", row.measurement.wall.secondsText,
-                           String(format: "%.1f", Double(count) / seconds),
+                           row.measurement.spreadText, String(format: "%.1f", Double(count) / seconds),
                            String(format: "%.1f", Double(bytes) / 1e6 / seconds),
                            megabytes(row.measurement.peakRSS), row.measurement.cpu.secondsText))
         }
@@ -108,17 +111,6 @@ struct CPUWorkloads {
         print("nse batch peak RSS: unique \(megabytes(nseUnique.peakRSS)), shared \(megabytes(nseShared.peakRSS))")
         let startup = try Startup.measure(nse: nse, corpus: unique, baseURL: server.baseURL)
         print("nse process of one push, start to exit: median \(Int((startup.seconds * 1000).rounded())) ms over 20 runs  (target 30 ms)")
-    }
-
-    /// Runs `body` `repeats` times, each with a fresh output folder; medians of wall time, peak RSS and CPU.
-    ///
-    /// Output folders are all removed at the end of the benchmark, not between runs (see `Benchmark.run`).
-    private func measure(_ body: (URL) throws -> ChildRun) throws -> Measurement {
-        var runs: [ChildRun] = []
-        for _ in 0..<repeats {
-            runs.append(try body(outputs.appendingPathComponent(UUID().uuidString)))
-        }
-        return Measurement(wall: median(runs.map(\.wall)), peakRSS: median(runs.map(\.peakRSS)), cpu: median(runs.map(\.cpu)))
     }
 
     /// A run that did not do the work is no measurement: the pushes that should pass must have passed.
@@ -146,8 +138,8 @@ struct CPUWorkloads {
         return try? JSONSerialization.jsonObject(with: Data(last.utf8)) as? [String: Any]
     }
 
-    static func row(_ name: String, _ wall: String, _ count: String, _ rate: String, _ rss: String, _ cpu: String) -> String {
-        name.padding(toLength: 24, withPad: " ", startingAt: 0) + wall.leftPadded(9, with: " ")
+    static func row(_ name: String, _ wall: String, _ spread: String, _ count: String, _ rate: String, _ rss: String, _ cpu: String) -> String {
+        name.padding(toLength: 24, withPad: " ", startingAt: 0) + wall.leftPadded(9, with: " ") + spread.leftPadded(11, with: " ")
             + count.leftPadded(12, with: " ") + rate.leftPadded(9, with: " ") + rss.leftPadded(11, with: " ")
             + cpu.leftPadded(10, with: " ")
     }

@@ -58,43 +58,47 @@ struct LatencyWorkload {
         let sizes = images.map { (try? FileManager.default.attributesOfItem(atPath: self.images.appendingPathComponent($0.fileName).path)[.size] as? Int) ?? 0 }
         let totalBytes = sizes.reduce(0, +)
         let cores = ProcessInfo.processInfo.activeProcessorCount
-        print("latency-bound: \(Self.pushCount) pushes over \(Self.pushCount) unique images, \(megabytes(totalBytes)); served after 150 ms, at 8 MB/s per connection; \(cores) cores; median of \(repeats) runs")
+        print("latency-bound: \(Self.pushCount) pushes over \(Self.pushCount) unique images, \(megabytes(totalBytes)); served after 150 ms, at 8 MB/s per connection; \(cores) cores; median of \(repeats) runs, the tools in turns after one round not counted")
 
         // The server shares the cores with nse: its CPU during nse's runs (this process does nothing else then) is
         // time a CDN elsewhere would not take from nse, counted in nse's wall time and not in its floor.
         var serverCPU: [Duration] = []
-        let nseRun = try measure(outputs) { out in
+        var tools: [(URL) throws -> ChildRun] = [{ out in
             let log = root.appendingPathComponent("nse-output.txt")
             let before = Self.ownCPU()
             let run = try ChildRun.run([nse, "batch", payloads.path, "--out", out.path, "--allow-http", "--quiet"] + extraArguments, output: log)
             serverCPU.append(Self.ownCPU() - before)
             return try check(run, summary: Self.nseSummary(out), tool: "nse", log: log)
-        }
-        var rows: [(String, Measurement)] = [("nse batch (defaults)", nseRun)]
+        }]
         if !python.isEmpty {
-            rows.append(("python, 8 threads", try measure(outputs) { out in
+            tools.append({ out in
                 let log = root.appendingPathComponent("python-output.txt")
                 let run = try ChildRun.run(["python3", python, payloads.path, out.path, "--workers", "8"], output: log)
                 return try check(run, summary: Self.pythonSummary(log), tool: "python", log: log)
-            }))
+            })
         }
+        let measured = try measureInTurns(tools, repeats: repeats, outputs: outputs)
+        let nseRun = measured[0]
+        var rows: [(String, Measurement)] = [("nse batch (defaults)", nseRun)]
+        if measured.count > 1 { rows.append(("python, 8 threads", measured[1])) }
         let cpuFloor = nseRun.cpu / cores
         let largest = Double(sizes.max() ?? 0)
         let networkFloor = Self.firstByteDelay + .milliseconds(Int64(largest / Double(Self.bytesPerSecond) * 1000))
         let floor = max(cpuFloor, networkFloor)
 
-        func row(_ name: String, _ wall: String, _ rate: String, _ rss: String, _ cpu: String) -> String {
-            name.padding(toLength: 34, withPad: " ", startingAt: 0) + wall.leftPadded(9, with: " ")
+        func row(_ name: String, _ wall: String, _ spread: String, _ rate: String, _ rss: String, _ cpu: String) -> String {
+            name.padding(toLength: 34, withPad: " ", startingAt: 0) + wall.leftPadded(9, with: " ") + spread.leftPadded(11, with: " ")
                 + rate.leftPadded(12, with: " ") + rss.leftPadded(11, with: " ") + cpu.leftPadded(10, with: " ")
         }
-        print(row("", "wall", "payloads/s", "peak RSS", "CPU"))
+        print(row("", "wall", "runs", "payloads/s", "peak RSS", "CPU"))
         for (name, measurement) in rows {
-            print(row(name, measurement.wall.secondsText, String(format: "%.1f", Double(Self.pushCount) / measurement.wall.seconds),
+            print(row(name, measurement.wall.secondsText, measurement.spreadText, String(format: "%.1f", Double(Self.pushCount) / measurement.wall.seconds),
                       megabytes(measurement.peakRSS), measurement.cpu.secondsText))
         }
-        print(row("floor: nse's CPU / \(cores) cores", cpuFloor.secondsText, "", "", ""))
-        print(row("floor: the network alone", networkFloor.secondsText, "", "", ""))
-        print(row("CDN stand-in during nse's runs", "", "", "", median(serverCPU).secondsText))
+        print(row("floor: nse's CPU / \(cores) cores", cpuFloor.secondsText, "", "", "", ""))
+        print(row("floor: the network alone", networkFloor.secondsText, "", "", "", ""))
+        // The first of nse's runs is the round not counted.
+        print(row("CDN stand-in during nse's runs", "", "", "", "", median(Array(serverCPU.dropFirst())).secondsText))
         print("")
         if let peer = rows.first(where: { $0.0.hasPrefix("python") })?.1 {
             print(String(format: "latency: nse vs python (8 threads): %.2fx the speed, %.2fx the memory  (target 4x)",
@@ -149,15 +153,6 @@ struct LatencyWorkload {
         var usage = rusage()
         _ = getrusage(RUSAGE_SELF.rawValue, &usage)
         return usage.cpuTime
-    }
-
-    /// Medians of `repeats` runs, each into a fresh folder (all removed at the end of the benchmark).
-    private func measure(_ outputs: URL, _ body: (URL) throws -> ChildRun) throws -> Measurement {
-        var runs: [ChildRun] = []
-        for _ in 0..<repeats {
-            runs.append(try body(outputs.appendingPathComponent(UUID().uuidString)))
-        }
-        return Measurement(wall: median(runs.map(\.wall)), peakRSS: median(runs.map(\.peakRSS)), cpu: median(runs.map(\.cpu)))
     }
 
     /// Every push must pass: a run that did not do the work is no measurement.

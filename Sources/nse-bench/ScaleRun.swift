@@ -17,7 +17,7 @@ struct ScaleRun {
         try? FileManager.default.removeItem(at: outputs)
         defer { try? FileManager.default.removeItem(at: outputs) }
         print("nse-bench --scale: nse batch --jobs \(jobs), pushes over \(images) images, one run each")
-        print(CPUWorkloads.row("pushes", "wall", "payloads/s", "", "peak RSS", "CPU"))
+        print(CPUWorkloads.row("pushes", "wall", "", "payloads/s", "", "peak RSS", "CPU"))
         for count in counts {
             var corpus = Corpus(payloads: count, root: root)
             corpus.sharedPool = images
@@ -26,7 +26,7 @@ struct ScaleRun {
             let pushes = corpus.pushes(shared: true)
             let folder = try corpus.writePayloads(shared: true, baseURL: server.baseURL)
             let checked = try batch(folder, out: outputs.appendingPathComponent(String(count)), expected: pushes)
-            print(CPUWorkloads.row(String(count), checked.wall.secondsText, String(format: "%.1f", Double(count) / checked.wall.seconds), "", megabytes(checked.peakRSS), checked.cpu.secondsText))
+            print(CPUWorkloads.row(String(count), checked.wall.secondsText, "", String(format: "%.1f", Double(count) / checked.wall.seconds), "", megabytes(checked.peakRSS), checked.cpu.secondsText))
         }
     }
 
@@ -38,7 +38,7 @@ struct ScaleRun {
         try? FileManager.default.removeItem(at: outputs)
         defer { try? FileManager.default.removeItem(at: outputs) }
         print("nse-bench --scale-image-sizes: nse batch --jobs \(jobs), \(pushes) pushes per size, each with its own image, one run each")
-        print(CPUWorkloads.row("image size", "wall", "payloads/s", "MB/s", "peak RSS", "CPU"))
+        print(CPUWorkloads.row("image size", "wall", "", "payloads/s", "MB/s", "peak RSS", "CPU"))
         for (width, height) in [(320, 240), (640, 480), (1280, 960), (2048, 1536)] as [(UInt32, UInt32)] {
             // A corpus of its own per size (its own images and payloads), beside the workloads' corpus.
             let sizeRoot = root.appendingPathComponent("size-\(width)x\(height)")
@@ -54,7 +54,7 @@ struct ScaleRun {
             let checked = try batch(folder, out: outputs.appendingPathComponent("\(width)x\(height)"), expected: list)
             let bytes = corpus.imageBytes(list)
             print(CPUWorkloads.row(
-                "\(width)x\(height) (\(megabytes(bytes)))", checked.wall.secondsText,
+                "\(width)x\(height) (\(megabytes(bytes)))", checked.wall.secondsText, "",
                 String(format: "%.1f", Double(pushes) / checked.wall.seconds),
                 String(format: "%.1f", Double(bytes) / 1_000_000 / checked.wall.seconds),
                 megabytes(checked.peakRSS), checked.cpu.secondsText))
