@@ -110,11 +110,14 @@ struct Measurement {
 ///
 /// In turns, a slow spell of the machine falls on every tool alike rather than on whichever ran in it; after the
 /// first round, no counted run starts from a cold page cache (this VM pages out what sat idle for a minute, the
-/// tools' own files included; docs/performance.md, twelfth session).
+/// tools' own files included; docs/performance.md, twelfth session). Before each run, what earlier runs wrote is
+/// flushed to disk (sync(2)): a run of the unique workload writes 280 MB, which the kernel would otherwise write
+/// back, on the same cores, during whichever run came 30 s later.
 func measureInTurns(_ tools: [(URL) throws -> ChildRun], repeats: Int, outputs: URL) throws -> [Measurement] {
     var runs = Array(repeating: [ChildRun](), count: tools.count)
     for round in 0...repeats {
         for (index, tool) in tools.enumerated() {
+            sync()
             let run = try tool(outputs.appendingPathComponent(UUID().uuidString))
             if round > 0 { runs[index].append(run) }
         }
