@@ -56,9 +56,14 @@ struct Benchmark: ParsableCommand {
         // ends. On ext4 without a journal (this project's machines), a new file's inode is found by skipping every
         // inode freed in the last 60 s (300 s while its table block is dirty): removing one workload's results
         // before the next charged that workload for the clean-up before it (after earlier runs' clean-up, the inode
-        // search was 40% of nse's CPU in the latency workload here). Run benchmarks a few minutes apart, too.
+        // search was 40% of nse's CPU in the latency workload here). Run benchmarks a few minutes apart, too: the
+        // probe below says when a run starts in the wake of such a clean-up.
         let outputs = root.appendingPathComponent("outputs-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: outputs) }
+        if !floorOnly {
+            print(FileSystemProbe.report(in: outputs))
+            print("")
+        }
         var cpu = CPUWorkloads(nse: nse, python: python, jobs: jobs, repeats: repeats, root: root, outputs: outputs)
         cpu.uniquePayloads = uniquePayloads
         cpu.sharedPayloads = sharedPayloads
