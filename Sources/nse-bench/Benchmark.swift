@@ -50,6 +50,11 @@ struct Benchmark: ParsableCommand {
     @Option(help: ArgumentHelp("Instead of the workloads: nse batch over this many pushes, each with its own image, at each of four image sizes (320x240 to 2048x1536), for the scale note.", valueName: "pushes"))
     var scaleImageSizes: Int?
 
+    func validate() throws {
+        guard ["all", "latency", "cpu"].contains(workload) else { throw ValidationError("--workload is all, latency or cpu") }
+        guard repeats >= 1 else { throw ValidationError("--repeats must be 1 or more") }
+    }
+
     mutating func run() throws {
         let root = URL(fileURLWithPath: corpus)
         // Every run of every workload writes into a fresh folder under this one, removed only when the benchmark
@@ -68,7 +73,6 @@ struct Benchmark: ParsableCommand {
         cpu.uniquePayloads = uniquePayloads
         cpu.sharedPayloads = sharedPayloads
         cpu.sharedImages = sharedImages
-        guard ["all", "latency", "cpu"].contains(workload) else { throw ValidationError("--workload is all, latency or cpu") }
         if floorOnly {
             try cpu.printFloors()
         } else if !scale.isEmpty {
