@@ -161,7 +161,7 @@ struct ConnectionSocket: Sendable {
 /// A server in a library must not change how the whole process treats SIGPIPE, so the signal is only blocked
 /// here, and one raised meanwhile is taken back before the thread's mask is restored. Once per body, not per
 /// write: a paced body is hundreds of writes.
-func withBrokenPipeBlocked<T>(_ body: () throws(SocketEnd) -> T) throws(SocketEnd) -> T {
+func withBrokenPipeBlocked(_ body: () throws(SocketEnd) -> Void) throws(SocketEnd) {
     var brokenPipe = sigset_t()
     sigemptyset(&brokenPipe)
     sigaddset(&brokenPipe, SIGPIPE)
@@ -175,7 +175,7 @@ func withBrokenPipeBlocked<T>(_ body: () throws(SocketEnd) -> T) throws(SocketEn
         }
         pthread_sigmask(SIG_SETMASK, &previousMask, nil)
     }
-    return try body()
+    try body()
 }
 
 /// Milliseconds until `deadline` for poll(2): -1 waits forever, and a deadline in the past polls once.
