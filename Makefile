@@ -1,6 +1,6 @@
 # Set-up, demo and tests on a Debian/Ubuntu machine with Swift 6 installed.
 SWIFT ?= swift
-APT_PACKAGES := pkg-config libcurl4-openssl-dev libpng-dev libjpeg-dev libgif-dev libssl-dev libisal-dev
+APT_PACKAGES := pkg-config libcurl4-openssl-dev libpng-dev libjpeg-dev libgif-dev libssl-dev libisal-dev patchelf
 # The browser the tests load the HTML report in (and its colour emoji font, for the screenshot): test-only.
 BROWSER_PACKAGES := chromium fonts-noto-color-emoji
 SUDO := $(shell [ "$$(id -u)" -eq 0 ] || echo sudo)
@@ -28,8 +28,12 @@ deps-browser:
 
 ## The Swift runtime and Foundation are linked in: resolving their symbols at every start took half of a short
 ## `nse process` run's CPU (the dynamic loader alone, about 12 ms).
+## libcurl is loaded when first used (Sources/CNSE/curl_library.c), not at start: with the 27 libraries it brings,
+## it was half of what remained of a start. The linker keeps it among the libraries loaded at start, since
+## FoundationNetworking asks for -lcurl before any option can say "only if needed"; patchelf takes it out.
 build: deps
 	$(SWIFT) build -c release --product nse --static-swift-stdlib
+	patchelf --remove-needed libcurl.so.4 $(NSE)
 
 ## Runs every bundled sample through the emulator; the samples include deliberate failures, so exit 1 is expected.
 demo: build
@@ -69,8 +73,7 @@ fuzz: deps
 	FUZZ_SECONDS=$(FUZZ_SECONDS) SWIFT=$(SWIFT) Fuzz/run.sh
 
 ## Measures `nse batch` (release build) against the decode floor and a requests + Pillow pipeline; not part of CI.
-bench: deps
-	$(SWIFT) build -c release --product nse --static-swift-stdlib
+bench: build
 	$(SWIFT) build -c release --product nse-bench
 	@python3 -c "import requests, PIL" 2>/dev/null || python3 -m pip install --quiet requests pillow
 	.build/release/nse-bench --nse $(NSE) --python Benchmarks/python_pipeline.py

@@ -177,6 +177,8 @@ extension ExtensionEnvironment {
             return (.networkConnectionLost, .error(.mediaTruncated, "The extension's \(request) lost its connection after \(received) bytes\(expected.map { " of \($0)" } ?? ""): NSURLErrorNetworkConnectionLost (-1005)."))
         case .cannotSave(let detail):
             return (.cannotCreateFile, .error(.mediaNotSaved, "The extension's \(request) could not save its body: \(detail) (-3000)."))
+        case .downloaderUnavailable(let reason):
+            return (.cannotLoadFromNetwork, .downloaderUnavailable(reason))
         }
     }
 }

@@ -30,6 +30,10 @@ struct NSECommand: AsyncParsableCommand {
                 // Before any thread starts, when growing the table is cheap: room for the largest batch `--jobs`
                 // and `--read-ahead` allow. Only a batch's worker needs it; other commands' children keep the usual descriptor limit.
                 DescriptorTable.prepare(for: DescriptorTable.needed(forJobs: BatchRunner.maxJobs, readAhead: BatchRunner.maxJobs))
+                // libcurl loads on the other core while the arguments are parsed and the pushes listed: the first
+                // request left about 4 ms sooner (docs/performance.md, fourteenth session). The supervisor never
+                // loads it; other commands load it at their first download.
+                CurlLibrary.preload()
             } else {
                 // `nse batch` supervises a worker, which parses the same arguments and reports any mistake in them:
                 // the supervisor starts it at once rather than parse them first (a few milliseconds of every start).

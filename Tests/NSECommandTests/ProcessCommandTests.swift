@@ -40,6 +40,21 @@ struct ProcessCommandTests {
         #expect(result.content?.title.hasSuffix(" [modified]") == true)
     }
 
+    /// nse loads libcurl when it first downloads (Sources/CNSE/curl_library.c): one it cannot load leaves the push
+    /// unchecked with a diagnostic that says why, not a crash and not a verdict on the image.
+    @Test func aLibcurlThatCannotBeLoadedLeavesThePushUncheckedAndSaysWhy() async throws {
+        let run = try await runNSE(
+            ["process", "samples/payloads/jpeg-ok.json", "--media", "samples/media", "--format", "json"],
+            environment: ["NSE_LIBCURL": "/nonexistent/libcurl.so.4"])
+        #expect(run.status == 2, "\(run.stderr)")
+        let result = try decode(ProcessResult.self, run.stdout)
+        #expect(result.diagnostics.map(\.code) == [.internalNoLibcurl])
+        let message = try #require(result.diagnostics.first?.message)
+        #expect(message.contains("/nonexistent/libcurl.so.4: cannot open shared object file"), "\(message)")
+        #expect(message.contains("install libcurl 7.68 or later"), "\(message)")
+        #expect(!result.imageShown)
+    }
+
     @Test func aFailingPushExitsOne() async throws {
         let run = try await nse(["process", "samples/payloads/webp.json", "--media", "samples/media", "--format", "json"])
         #expect(run.status == 1)

@@ -34,6 +34,15 @@ CURLcode cnse_curl_getinfo_off_t(CURL *handle, CURLINFO info, curl_off_t *value)
 /// The string is owned by the handle and valid until the next transfer or cleanup; may be set to NULL.
 CURLcode cnse_curl_getinfo_string(CURL *handle, CURLINFO info, const char **value);
 
+// MARK: Loading libcurl (curl_library.c: nse loads it when first used, not at start)
+
+/// Why libcurl could not be loaded, or NULL when it is loaded (loading it first if it is not yet).
+/// NSE_LIBCURL names the library to load instead of libcurl.so.4.
+const char *cnse_curl_load_error(void);
+/// Starts loading libcurl on a thread of its own, for a command that will download soon: the loading then
+/// overlaps the command's own start instead of delaying its first download.
+void cnse_curl_preload(void);
+
 // MARK: libcurl's multi interface (curl_multi_setopt is variadic; CURLMsg holds a union)
 
 CURLMcode cnse_curl_multi_setopt_long(CURLM *multi, CURLMoption option, long value);

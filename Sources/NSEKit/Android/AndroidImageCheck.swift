@@ -142,6 +142,8 @@ public struct AndroidImageCheck: Sendable {
             return .error(.androidImageNetwork, "The Android image could not be saved for checking: \(detail).")
         case .cancelled:
             return .error(.androidImageNetwork, "The Android image download was cancelled.")
+        case .downloaderUnavailable(let reason):
+            return .downloaderUnavailable(reason)
         }
     }
 }

@@ -4,11 +4,12 @@ public enum Verdict: String, Sendable, Codable, Comparable {
     case pass
     /// An error: something the sender intended does not happen, or the request is refused.
     case fail
-    /// The push was not checked: the file could not be read, or nse crashed on it in a batch.
+    /// The push was not checked: the file could not be read, nse crashed on it in a batch, or nse could not
+    /// download (no libcurl).
     case notChecked = "not-checked"
 
     public init(_ diagnostics: [Diagnostic]) {
-        if diagnostics.contains(where: { $0.code == .inputUnreadable || $0.code == .internalCrash }) {
+        if diagnostics.contains(where: { [.inputUnreadable, .internalCrash, .internalNoLibcurl].contains($0.code) }) {
             self = .notChecked
         } else {
             self = diagnostics.contains { $0.severity == .error } ? .fail : .pass

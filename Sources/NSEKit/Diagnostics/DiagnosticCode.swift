@@ -6,6 +6,8 @@ public enum DiagnosticCode: String, Sendable, Codable, CaseIterable {
     case inputUnknownKind = "input.unknown-kind"
     /// nse crashed on this push in a batch; the batch went on without it (exit 2: the push was not checked).
     case internalCrash = "internal.crash"
+    /// nse could not load libcurl, so it downloaded nothing (exit 2: the push was not checked).
+    case internalNoLibcurl = "internal.no-libcurl"
 
     // FCM HTTP v1 resolution.
     case fcmInferredImage = "fcm.inferred-image"

@@ -229,6 +229,8 @@ public struct FirebaseImageHelper: Sendable {
             return .error(.mediaNotSaved, "The downloaded file could not be saved: \(detail).")
         case .cancelled:
             return .error(.mediaNetwork, "The download of \(url.absoluteString) was cancelled.")
+        case .downloaderUnavailable(let reason):
+            return .downloaderUnavailable(reason)
         }
     }
 }

@@ -56,7 +56,7 @@ final class CurlTransfer: @unchecked Sendable {
     /// transfer before any hop.
     func start(writer: BodyWriter) -> MediaFetchError? {
         guard Self.globalInit == CURLE_OK, let handle = curl_easy_init() else {
-            return .network("libcurl could not be initialised")
+            return CurlLibrary.failure("libcurl could not be initialised")
         }
         self.handle = handle
         if let destination = request.destination {
@@ -77,7 +77,7 @@ final class CurlTransfer: @unchecked Sendable {
 
     /// Sets up the next hop (URL, what is left of the deadline, method); the engine then adds the handle.
     func beginHop() -> MediaFetchError? {
-        guard let handle else { return .network("libcurl could not be initialised") }
+        guard let handle else { return CurlLibrary.failure("libcurl could not be initialised") }
         let remaining = ContinuousClock.now.duration(to: request.deadline)
         guard remaining > .zero else { return .timeout(received: received) }
         let milliseconds = max(1, Int(saturating: remaining / .milliseconds(1)))

@@ -21,4 +21,6 @@ public enum MediaFetchError: Error, Sendable, Equatable {
     case cannotSave(String)
     /// The transfer was cancelled (Ctrl-C).
     case cancelled
+    /// Nothing was downloaded: libcurl could not be loaded on this machine (why, and what to install).
+    case downloaderUnavailable(String)
 }

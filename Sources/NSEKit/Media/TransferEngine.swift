@@ -55,7 +55,7 @@ final class TransferEngine: @unchecked Sendable {
     /// Starts `transfer`; its completion is called once, on the network thread.
     func submit(_ transfer: CurlTransfer) {
         guard let multi else {
-            transfer.completion(.failure(.network("libcurl's multi interface could not be initialised")))
+            transfer.completion(.failure(CurlLibrary.failure("libcurl's multi interface could not be initialised")))
             return
         }
         handOver.add(1, ordering: .releasing)
