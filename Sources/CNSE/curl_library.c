@@ -161,29 +161,28 @@ void(curl_easy_cleanup)(CURL *handle) {
     }
 }
 
-// libcurl reads the argument after `option` as the type the option's number range stands for (curl.h,
-// CURLOPTTYPE_*); it is read here as that type and passed on as that type.
-CURLcode(curl_easy_setopt)(CURL *handle, CURLoption option, ...) {
-    if (!loaded()) {
-        return CURLE_FAILED_INIT;
+// curl_easy_setopt and curl_multi_setopt: libcurl reads the argument after `option` as the type the option's number
+// range stands for (curl.h's CURLOPTTYPE_*, which multi.h's CURLMOPTTYPE_* repeat for the multi options, none of
+// them a blob); it is read here as that type and passed on as that type.
+#define CNSE_CURL_SETOPT(name, handle_type, option_type, result_type, unloaded)                                \
+    result_type(name)(handle_type * handle, option_type option, ...) {                                           \
+        if (!loaded()) {                                                                                        \
+            return unloaded;                                                                                    \
+        }                                                                                                       \
+        va_list arguments;                                                                                      \
+        va_start(arguments, option);                                                                            \
+        result_type result =                                                                                    \
+            option < CURLOPTTYPE_OBJECTPOINT     ? library.name(handle, option, va_arg(arguments, long))        \
+            : option < CURLOPTTYPE_FUNCTIONPOINT ? library.name(handle, option, va_arg(arguments, void *))      \
+            : option < CURLOPTTYPE_OFF_T ? library.name(handle, option, va_arg(arguments, void (*)(void)))      \
+            : option < CURLOPTTYPE_BLOB  ? library.name(handle, option, va_arg(arguments, curl_off_t))          \
+                                         : library.name(handle, option, va_arg(arguments, void *));             \
+        va_end(arguments);                                                                                      \
+        return result;                                                                                          \
     }
-    va_list arguments;
-    va_start(arguments, option);
-    CURLcode result;
-    if (option < CURLOPTTYPE_OBJECTPOINT) {
-        result = library.curl_easy_setopt(handle, option, va_arg(arguments, long));
-    } else if (option < CURLOPTTYPE_FUNCTIONPOINT) {
-        result = library.curl_easy_setopt(handle, option, va_arg(arguments, void *));
-    } else if (option < CURLOPTTYPE_OFF_T) {
-        result = library.curl_easy_setopt(handle, option, va_arg(arguments, void (*)(void)));
-    } else if (option < CURLOPTTYPE_BLOB) {
-        result = library.curl_easy_setopt(handle, option, va_arg(arguments, curl_off_t));
-    } else {
-        result = library.curl_easy_setopt(handle, option, va_arg(arguments, void *));
-    }
-    va_end(arguments);
-    return result;
-}
+
+CNSE_CURL_SETOPT(curl_easy_setopt, CURL, CURLoption, CURLcode, CURLE_FAILED_INIT)
+CNSE_CURL_SETOPT(curl_multi_setopt, CURLM, CURLMoption, CURLMcode, CURLM_BAD_HANDLE)
 
 // Every curl_easy_getinfo takes a pointer to where the value goes.
 CURLcode(curl_easy_getinfo)(CURL *handle, CURLINFO info, ...) {
@@ -237,27 +236,6 @@ CURLM *(curl_multi_init)(void) {
 
 CURLMcode(curl_multi_cleanup)(CURLM *multi) {
     return loaded() ? library.curl_multi_cleanup(multi) : CURLM_BAD_HANDLE;
-}
-
-// The multi options' numbers follow the same ranges as the easy ones (multi.h, CURLMOPTTYPE_*).
-CURLMcode(curl_multi_setopt)(CURLM *multi, CURLMoption option, ...) {
-    if (!loaded()) {
-        return CURLM_BAD_HANDLE;
-    }
-    va_list arguments;
-    va_start(arguments, option);
-    CURLMcode result;
-    if (option < CURLOPTTYPE_OBJECTPOINT) {
-        result = library.curl_multi_setopt(multi, option, va_arg(arguments, long));
-    } else if (option < CURLOPTTYPE_FUNCTIONPOINT) {
-        result = library.curl_multi_setopt(multi, option, va_arg(arguments, void *));
-    } else if (option < CURLOPTTYPE_OFF_T) {
-        result = library.curl_multi_setopt(multi, option, va_arg(arguments, void (*)(void)));
-    } else {
-        result = library.curl_multi_setopt(multi, option, va_arg(arguments, curl_off_t));
-    }
-    va_end(arguments);
-    return result;
 }
 
 CURLMcode(curl_multi_add_handle)(CURLM *multi, CURL *handle) {
