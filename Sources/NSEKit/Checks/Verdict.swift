@@ -8,8 +8,11 @@ public enum Verdict: String, Sendable, Codable, Comparable {
     /// download (no libcurl).
     case notChecked = "not-checked"
 
+    /// The codes that mean nse could not judge the push at all.
+    private static let notCheckedCodes: Set<DiagnosticCode> = [.inputUnreadable, .internalCrash, .internalNoLibcurl]
+
     public init(_ diagnostics: [Diagnostic]) {
-        if diagnostics.contains(where: { [.inputUnreadable, .internalCrash, .internalNoLibcurl].contains($0.code) }) {
+        if diagnostics.contains(where: { Self.notCheckedCodes.contains($0.code) }) {
             self = .notChecked
         } else {
             self = diagnostics.contains { $0.severity == .error } ? .fail : .pass

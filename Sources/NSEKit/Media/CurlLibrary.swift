@@ -18,6 +18,6 @@ public enum CurlLibrary {
 extension Diagnostic {
     /// A download that never started, for want of libcurl: a fault of this machine, not of the push.
     package static func downloaderUnavailable(_ reason: String) -> Diagnostic {
-        .error(.internalNoLibcurl, "nse could not download the image: \(reason). The push was not checked.")
+        .error(.internalNoLibcurl, "nse could not download anything: \(reason). The push was not checked.")
     }
 }
