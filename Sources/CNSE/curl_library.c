@@ -19,6 +19,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+// curl.h's type-checking macros (GCC's, not clang's) would expand the calls through the pointer table below.
+#define CURL_DISABLE_TYPECHECK
 // curl_url_get takes a `const CURLU *` from libcurl 8 on, a `CURLU *` before (the same ABI): its declaration is
 // renamed out of the way, so the definition below compiles against either header.
 #define curl_url_get cnse_curl_url_get_as_declared
@@ -128,8 +130,7 @@ void cnse_curl_preload(void) {
     pthread_attr_destroy(&attributes);
 }
 
-// MARK: The forwarders. Each name is in parentheses so that curl.h's type-checking macros (curl_easy_setopt,
-// curl_easy_getinfo, curl_multi_setopt) do not expand in the definition.
+// MARK: The forwarders, each failing as libcurl would when it could not be loaded.
 
 CURLcode(curl_global_init)(long flags) {
     return loaded() ? library.curl_global_init(flags) : CURLE_FAILED_INIT;
