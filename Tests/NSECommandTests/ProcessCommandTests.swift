@@ -53,6 +53,12 @@ struct ProcessCommandTests {
         #expect(message.contains("/nonexistent/libcurl.so.4: cannot open shared object file"), "\(message)")
         #expect(message.contains("install libcurl 7.68 or later"), "\(message)")
         #expect(!result.imageShown)
+
+        let text = try await runNSE(
+            ["process", "samples/payloads/jpeg-ok.json", "--media", "samples/media", "--format", "text"],
+            environment: ["NSE_LIBCURL": "/nonexistent/libcurl.so.4"])
+        #expect(text.status == 2)
+        #expect(text.stdout.contains("NOT CHECKED: nse could not judge this push"), "\(text.stdout)")
     }
 
     @Test func aFailingPushExitsOne() async throws {

@@ -93,7 +93,9 @@ public struct TextResultRenderer: ResultRenderer {
     }
 
     private func verdict(_ result: ProcessResult) -> String {
-        switch result.outcome {
+        // What the outcome would say is beside the point when nse could not judge the push (no libcurl).
+        if result.verdict == .notChecked { return "NOT CHECKED: nse could not judge this push (the error below says why)" }
+        return switch result.outcome {
         case .modified: result.imageShown ? "OK: extension ran, image shown" : "OK: extension ran (no image requested)"
         case .modifiedWithoutAttachment: "FAIL: extension ran, but the image is NOT shown"
         case .original where result.extensionInvoked: "FAIL: extension ran, but delivered nothing: the original content is shown"
