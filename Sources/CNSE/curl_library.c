@@ -84,10 +84,11 @@ static void load(void) {
         load_error = load_error_text;
         return;
     }
-    // Every function is found before any is used: a libcurl too old for one of them fails as a whole.
+    // Every function is found before any is used: a libcurl too old for one of them fails as a whole (and the
+    // table is never read while `load_error` is set).
 #define CNSE_CURL_RESOLVE(name, result, parameters)                                                             \
-    void *name##_address = dlsym(handle, #name);                                                                \
-    if (name##_address == NULL) {                                                                               \
+    library.name = (result(*) parameters)dlsym(handle, #name);                                                  \
+    if (library.name == NULL) {                                                                                 \
         snprintf(load_error_text, sizeof(load_error_text),                                                      \
                  "libcurl could not be loaded (%s has no %s); install libcurl 7.68 or later", path, #name);     \
         load_error = load_error_text;                                                                           \
@@ -96,9 +97,6 @@ static void load(void) {
     }
     CNSE_CURL_FUNCTIONS(CNSE_CURL_RESOLVE)
 #undef CNSE_CURL_RESOLVE
-#define CNSE_CURL_ASSIGN(name, result, parameters) library.name = (result(*) parameters)name##_address;
-    CNSE_CURL_FUNCTIONS(CNSE_CURL_ASSIGN)
-#undef CNSE_CURL_ASSIGN
     load_error = NULL;
 }
 

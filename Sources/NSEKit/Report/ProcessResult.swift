@@ -125,7 +125,8 @@ public struct ProcessResult: Sendable, Codable, VerdictReport {
         @inline(never) _modify { yield &fields.value.destination }
     }
 
-    /// True when the file itself could not be read (or nse crashed on it), as opposed to read and found wanting.
+    /// True when nse could not judge the push (the file could not be read, nse crashed on it, or libcurl could not
+    /// be loaded), as opposed to judged and found wanting. Named for the first.
     public var inputUnreadable: Bool { verdict == .notChecked }
 
     /// Both platforms' findings count: an Android error fails verification too.
