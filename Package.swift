@@ -46,7 +46,14 @@ let package = Package(
         // The process's one executor for blocking work, and what waits on it (latch, single-flight, lanes);
         // child processes (posix_spawn, not Foundation's Process).
         .target(name: "NSEConcurrency", dependencies: ["CSystem"]),
-        .target(name: "NSEKit", dependencies: ["CNSE", "CCurl", "CCrypto", "NSEConcurrency"]),
+        // The library, in layers; each imports only those above it here (docs/design.md; checked by
+        // Tests/ArchitectureTests). NSEKit re-exports all five for apps' test targets.
+        .target(name: "NSEPush"),
+        .target(name: "NSEMedia", dependencies: ["NSEPush", "CNSE", "CCurl", "CCrypto", "NSEConcurrency"]),
+        .target(name: "NSEPipeline", dependencies: ["NSEPush", "NSEMedia", "NSEConcurrency"]),
+        .target(name: "NSEReports", dependencies: ["NSEPush", "NSEMedia", "NSEPipeline", "NSEConcurrency"]),
+        .target(name: "NSEBatch", dependencies: ["NSEPush", "NSEMedia", "NSEPipeline", "NSEReports", "NSEConcurrency"]),
+        .target(name: "NSEKit", dependencies: ["NSEPush", "NSEMedia", "NSEPipeline", "NSEReports", "NSEBatch"]),
         .target(name: "NSEMediaServer", dependencies: ["NSEConcurrency"]),
         .target(name: "UserNotifications", dependencies: ["NSEKit", "NSEConcurrency", "os"]),
         .target(name: "FirebaseMessaging", dependencies: ["UserNotifications", "NSEKit"]),

@@ -117,7 +117,7 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
         var diagnostics: [Diagnostic] = []
         let userInfo: [String: JSONValue] = ["fcm_options": .object(["image": .string(urlText)])]
         precondition(ImageRequest.firebase(in: userInfo)?.url == urlText)
-        let parsed = FirebaseImageHelper.parseURL(urlText, diagnostics: &diagnostics)
+        let parsed = FirebaseImageRules.parseURL(urlText, diagnostics: &diagnostics)
         if let parsed {
             precondition(["http", "https"].contains(parsed.scheme?.lowercased() ?? ""), "accepted \(parsed.absoluteString)")
         }
@@ -130,14 +130,14 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
         for addsMIMEExtension in [true, false] {
             var profile = DeviceProfile()
             profile.suggestedFilenameAddsMIMEExtension = addsMIMEExtension
-            if let parsed { _ = FirebaseImageHelper.passesTransportSecurity(parsed, profile: profile, diagnostics: &diagnostics) }
+            if let parsed { _ = FirebaseImageRules.passesTransportSecurity(parsed, profile: profile, diagnostics: &diagnostics) }
             let head = ResponseHead(status: 200, headers: headers, url: url)
             if let name = head.dispositionFilename {
                 precondition(!name.isEmpty && !name.contains("/") && !name.contains("\\"), "disposition name \(name)")
             }
             let suggested = head.suggestedFilename(profile: profile)
             precondition(!suggested.isEmpty, "empty suggestedFilename")
-            let fileExtension = FirebaseImageHelper.fileExtension(for: head, profile: profile)
+            let fileExtension = FirebaseImageRules.fileExtension(for: head, profile: profile)
             precondition(!fileExtension.contains("/"), "file extension \(fileExtension) names a folder")
             let type = AttachmentType(fileExtension: fileExtension)
             if let type { _ = profile.sizeLimit(for: type.category ?? .image) }

@@ -37,14 +37,14 @@ struct AttachmentNamingTests {
     @Test(arguments: namingCases)
     func firebaseFileExtension(_ naming: NamingCase) {
         let response = head(naming.url, naming.headers)
-        #expect(FirebaseImageHelper.fileExtension(for: response, profile: DeviceProfile()) == naming.fileExtension)
+        #expect(FirebaseImageRules.fileExtension(for: response, profile: DeviceProfile()) == naming.fileExtension)
     }
     @Test func withoutTheMIMEExtensionAssumptionFirebaseStillUsesTheImageSubtype() {
         var profile = DeviceProfile()
         profile.suggestedFilenameAddsMIMEExtension = false
         let response = head("https://cdn.example.com/hero", ["content-type": "image/jpeg"])
         #expect(response.suggestedFilename(profile: profile) == "hero")
-        #expect(FirebaseImageHelper.fileExtension(for: response, profile: profile) == "jpeg")
+        #expect(FirebaseImageRules.fileExtension(for: response, profile: profile) == "jpeg")
     }
 
     /// A prepended mark (U+0600) before "/" makes the two one Character, which is not "/": a server's
@@ -58,13 +58,13 @@ struct AttachmentNamingTests {
     func aDispositionNameNeverKeepsASeparator(disposition: String) {
         let response = head("https://cdn.example.com/dl?id=3", ["content-disposition": disposition])
         #expect(response.dispositionFilename == "evil.gif")
-        #expect(FirebaseImageHelper.fileExtension(for: response, profile: DeviceProfile()) == "gif")
+        #expect(FirebaseImageRules.fileExtension(for: response, profile: DeviceProfile()) == "gif")
     }
 
     /// Neither the name nor its extension ever holds "/", whatever marks surround it.
     @Test func anExtensionNeverHoldsASeparator() {
         let response = head("https://cdn.example.com/dl", ["content-disposition": "attachment; filename*=UTF-8''a.b%D8%80%2F%D8%80%2F", "content-type": "image/png"])
-        let fileExtension = FirebaseImageHelper.fileExtension(for: response, profile: DeviceProfile())
+        let fileExtension = FirebaseImageRules.fileExtension(for: response, profile: DeviceProfile())
         #expect(!fileExtension.unicodeScalars.contains("/"), "\(fileExtension)")
         #expect(response.dispositionFilename.map { !$0.unicodeScalars.contains("/") } ?? true)
     }

@@ -3,6 +3,7 @@ import NSEMediaServer
 import Synchronization
 import Testing
 @testable import NSEKit
+@testable import NSEMedia
 
 /// `BatchRunner` against a real loopback server: layout, atomic replacement, shared downloads, hostile
 /// servers and cancellation.

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import NSEKit
+@testable import NSEPush
 
 struct InputTests {
     private func parse(_ text: String, fileExtension: String = "json") throws(InputError) -> ReceivedPush {

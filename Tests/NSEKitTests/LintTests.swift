@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import NSEKit
+@testable import NSEPush
 
 /// Parses `text` as a JSON object, for tables that write payloads inline.
 func object(_ text: String) throws -> [String: JSONValue] {

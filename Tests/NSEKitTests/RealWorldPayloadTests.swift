@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import NSEKit
+@testable import NSEPush
 import NSEHarness
 
 private func push(_ text: String, fileExtension: String = "json") throws -> ReceivedPush {

@@ -4,6 +4,7 @@ import NSEMediaServer
 import Synchronization
 import Testing
 @testable import NSEKit
+@testable import NSEMedia
 
 /// Every download shares one network thread (libcurl's multi interface): many transfers in flight without a
 /// thread each, connections reused, cancellation and each push's own budget kept. Hang guards only; no test

@@ -1,0 +1,272 @@
+import Foundation
+import NSEConcurrency
+import NSEMedia
+import NSEPush
+
+/// Runs a push through what an iPhone does with it: delivery checks, the decision to run the service
+/// extension, the extension itself, and the system's validation of its attachments.
+public struct Emulator: Sendable {
+    public var profile: DeviceProfile
+    /// What runs the service extension: NSEHarness's runner, for the built-in extension or an app's own.
+    public var extensionRunner: any ExtensionRunner
+    public var hostMapping: MediaHostMapping?
+    /// Which sides of an FCM message to verify: iOS (the default), Android, or both.
+    public var platform: Platform = .ios
+    /// How long the Android image download may take (the FCM SDK's 5 seconds; shorter in tests).
+    public var androidBudget: Duration = AndroidImageCheck.downloadBudget
+    /// Shared by the pushes of a batch: each URL is downloaded, and each downloaded file validated, once.
+    public var mediaCache: SharedMediaCache?
+    /// The run's private working folder, made and removed by its owner (a batch's `WorkFolderPool`, beside its
+    /// output so attachments move into place by rename); nil: a new folder in the system's temporary directory,
+    /// removed after the run.
+    public var workFolder: URL?
+    /// Aborts every download of this emulator when cancelled (a batch's Ctrl-C); downloads run on threads of
+    /// their own, which task cancellation does not reach.
+    public var transferCancellation: TransferCancellation?
+
+    public init(profile: DeviceProfile, extensionRunner: any ExtensionRunner, hostMapping: MediaHostMapping? = nil) {
+        self.profile = profile
+        self.extensionRunner = extensionRunner
+        self.hostMapping = hostMapping
+    }
+
+    /// Processes the push in `file`. With `attachmentDirectory`, kept attachments are saved there. With `readAhead`
+    /// (from `readAhead(file:)`), the push is not read and checked again.
+    public func process(file: URL, attachmentDirectory: URL? = nil, readAhead: ReadAhead? = nil) async -> ProcessResult {
+        let started = ContinuousClock.now
+        let push: ReceivedPush
+        if let readAhead {
+            push = readAhead.push
+        } else {
+            do {
+                push = try PushReader.read(file)
+            } catch {
+                return ProcessResult(
+                    input: file.relativePath, inputKind: nil, extensionInvoked: false, outcome: .rejected, imageShown: false,
+                    content: nil, diagnostics: [error.diagnostic], timings: ["read": started.duration(to: .now).milliseconds])
+            }
+        }
+        let reading = readAhead?.readMilliseconds ?? started.duration(to: .now).milliseconds
+        var result = await process(push, input: file.relativePath, attachmentDirectory: attachmentDirectory, checked: readAhead)
+        result.timings["read"] = reading
+        result.timings["total", default: 0] += reading
+        return result
+    }
+
+    /// A push read and checked before its turn, its download started: what `process(file:readAhead:)` takes instead
+    /// of reading and checking the file again. A class, so a push waiting on the network holds a reference to it.
+    public final class ReadAhead: Sendable {
+        let push: ReceivedPush
+        let checks: CheckReport
+        let readMilliseconds: Double
+        let lintMilliseconds: Double
+
+        init(push: ReceivedPush, checks: CheckReport, readMilliseconds: Double, lintMilliseconds: Double) {
+            self.push = push
+            self.checks = checks
+            self.readMilliseconds = readMilliseconds
+            self.lintMilliseconds = lintMilliseconds
+        }
+    }
+
+    /// Reads and checks the push in `file` before its turn, as `process(file:)` would, and starts through the batch's
+    /// cache the download its extension is certain to make (`ExtensionRunner.plannedDownload`), so that the push,
+    /// processed later, finds it in flight or done. No download starts without a cache, for a push iOS would not run
+    /// the extension for, or when the extension's download cannot be known before it runs. nil: the file could not
+    /// be read (its turn reads it again and reports why).
+    public func readAhead(file: URL) -> ReadAhead? {
+        let started = ContinuousClock.now
+        guard let push = try? PushReader.read(file) else { return nil }
+        let checked = ContinuousClock.now
+        let checks = check(push)
+        let readAhead = ReadAhead(
+            push: push, checks: checks, readMilliseconds: started.duration(to: checked).milliseconds,
+            lintMilliseconds: checked.duration(to: .now).milliseconds)
+        if let mediaCache, platform.includesIOS, checks.runsExtension,
+           let planned = extensionRunner.plannedDownload(for: NotificationContent(push), profile: profile) {
+            mediaCache.prefetch(planned, using: fetcher, deadline: .now + profile.timeBudget)
+        }
+        return readAhead
+    }
+
+    /// Processes a push already read.
+    public func process(_ push: ReceivedPush, input: String, attachmentDirectory: URL? = nil) async -> ProcessResult {
+        await process(push, input: input, attachmentDirectory: attachmentDirectory, checked: nil)
+    }
+
+    /// `checked`: the push's checks already made, and how long they took.
+    private func process(_ push: ReceivedPush, input: String, attachmentDirectory: URL?, checked: ReadAhead?) async -> ProcessResult {
+        // Registered for the whole push, decoding included: a run measuring process-wide memory must know of it.
+        let exclusive = extensionRunner.needsProcessAlone
+        await ConcurrentRuns.shared.enter(exclusive: exclusive)
+        defer { ConcurrentRuns.shared.leave(exclusive: exclusive) }
+        let started = ContinuousClock.now
+        let checks = checked?.checks ?? check(push)
+        let lint = checked?.lintMilliseconds ?? started.duration(to: .now).milliseconds
+        var result = ProcessResult(
+            input: input, inputKind: push.kind, extensionInvoked: false, outcome: .rejected, imageShown: false,
+            content: nil, diagnostics: checks.diagnostics, timings: ["lint": lint])
+        if platform.includesIOS {
+            result.destination = checks.destination
+            await emulate(push, checks: checks, into: &result, attachmentDirectory: attachmentDirectory)
+        } else {
+            result.outcome = checks.refused ? .rejected : .notEmulated
+        }
+        if platform.includesAndroid {
+            let androidStarted = ContinuousClock.now
+            result.android = await verifyAndroid(push, refused: checks.refusedByFCM)
+            result.timings["android"] = androidStarted.duration(to: .now).milliseconds
+        }
+        // Checks made ahead of the push's turn count in its total as if made now.
+        result.timings["total"] = started.duration(to: .now).milliseconds + (checked?.lintMilliseconds ?? 0)
+        return result
+    }
+
+    /// The delivery checks, out of line like the steps around the extension's run (below).
+    @inline(never)
+    private func check(_ push: ReceivedPush) -> CheckReport {
+        PushChecks.run(push, options: CheckOptions(
+            platform: platform, profile: profile, changesContent: extensionRunner.changesContent, forecastsMedia: false))
+    }
+
+    private func verifyAndroid(_ push: ReceivedPush, refused: Bool) async -> AndroidResult {
+        guard let message = push.fcmMessage else {
+            return AndroidResult(notification: nil, data: [:], diagnostics: [.warning(.androidNotFCM, "This is an APNs payload, which reaches only iOS: there is no Android side to verify. Give an FCM HTTP v1 message to check Android.")])
+        }
+        guard !refused else {
+            // FCM refuses the whole request (reported above): nothing reaches Android either.
+            let android = FCMResolver.resolveForAndroid(message)
+            return AndroidResult(notification: android.notification, data: android.data, imageURL: android.image)
+        }
+        let check = AndroidImageCheck(hostMapping: hostMapping, limits: profile.imageLimits, budget: androidBudget)
+        return await check.verify(message)
+    }
+
+    /// The iOS side after the checks: nothing when refused, nothing in Notification Center for another
+    /// receiver, the payload's own content when the extension does not run, else the extension.
+    private func emulate(_ push: ReceivedPush, checks: CheckReport, into result: inout ProcessResult, attachmentDirectory: URL?) async {
+        guard !checks.refused else { return }
+        guard checks.destination.presentsNotification else {
+            result.outcome = .notDisplayed
+            return
+        }
+        let original = NotificationContent(push)
+        guard checks.runsExtension else {
+            result.outcome = .original
+            result.content = original
+            return
+        }
+        result.extensionInvoked = true
+        await runExtension(original: original, into: &result, attachmentDirectory: attachmentDirectory)
+    }
+
+    private func runExtension(original: NotificationContent, into result: inout ProcessResult, attachmentDirectory: URL?) async {
+        let context = extensionContext(diagnostics: &result.diagnostics)
+        defer { if workFolder == nil { try? FileManager.default.removeItem(at: context.workDirectory) } }
+        var state = ExtensionState(original: original)
+        let started = ContinuousClock.now
+        let delivery = await extensionRunner.run(&state, context: context)
+        Self.record(state, ranFor: started.duration(to: .now), into: &result)
+        guard delivery != .neverDelivered else {
+            result.outcome = .original
+            result.content = original
+            return
+        }
+        let validationStarted = ContinuousClock.now
+        let validation = await validate(state.stagedAttachments)
+        deliver(state, delivery, validation: validation, since: validationStarted, into: &result, attachmentDirectory: attachmentDirectory)
+    }
+
+    // The steps around the extension's run are out of line on purpose: what an async function holds on its
+    // frame, every push waiting on the network holds (docs/performance.md).
+
+    /// The extension's context, its time budget starting now, in the run's working folder (a new one when the
+    /// emulator was given none).
+    @inline(never)
+    private func extensionContext(diagnostics: inout [Diagnostic]) -> ExtensionContext {
+        let workDirectory = workFolder ?? FileManager.default.temporaryDirectory.appendingPathComponent("nse-\(UUID().uuidString)")
+        if workFolder == nil {
+            do {
+                try FileManager.default.createDirectory(at: workDirectory, withIntermediateDirectories: true)
+            } catch {
+                diagnostics.append(.error(.mediaNotSaved, "Cannot create a working folder in \(FileManager.default.temporaryDirectory.path): \(error.localizedDescription)."))
+            }
+        }
+        return ExtensionContext(profile: profile, deadline: .now + profile.timeBudget, fetcher: fetcher, workDirectory: workDirectory)
+    }
+
+    /// What the extension's run tells the result, whatever it delivered.
+    @inline(never)
+    private static func record(_ state: ExtensionState, ranFor duration: Duration, into result: inout ProcessResult) {
+        result.timings["extension"] = duration.milliseconds
+        for (part, milliseconds) in state.timings { result.timings["extension.\(part)"] = milliseconds }
+        result.diagnostics += state.diagnostics
+        result.extensionMemoryBytes = state.memoryPeakBytes
+        result.extensionActivity = state.activity.isEmpty ? nil : state.activity
+        result.helper = state.helper
+    }
+
+    /// The delivered content with the attachments validation kept, saved to `attachmentDirectory`.
+    @inline(never)
+    private func deliver(
+        _ state: ExtensionState, _ delivery: ExtensionDelivery, validation: (kept: [Attachment], diagnostics: [Diagnostic]),
+        since validationStarted: ContinuousClock.Instant, into result: inout ProcessResult, attachmentDirectory: URL?
+    ) {
+        var content = state.bestAttemptContent
+        result.diagnostics += validation.diagnostics
+        // A batch shares validations between pushes with the same file; the thumbnail options are this push's own.
+        let kept = validation.kept.map { attachment in
+            var own = attachment
+            own.thumbnail = state.stagedAttachments.first { $0.attachment.identifier == attachment.identifier }?.attachment.thumbnail
+            return own
+        }
+        content.attachments = save(kept, staged: state.stagedAttachments, to: attachmentDirectory, diagnostics: &result.diagnostics)
+        result.imageShown = !content.attachments.isEmpty
+        if delivery == .expired {
+            result.outcome = .bestAttempt
+        } else {
+            result.outcome = state.mediaRequested && !result.imageShown ? .modifiedWithoutAttachment : .modified
+        }
+        result.timings["validation"] = validationStarted.duration(to: .now).milliseconds
+        result.content = content
+    }
+
+    private var fetcher: MediaFetcher {
+        var fetcher = MediaFetcher(profile: profile, hostMapping: hostMapping)
+        fetcher.cache = mediaCache
+        fetcher.cancellation = transferCancellation
+        return fetcher
+    }
+
+    /// Decodes off the cooperative pool: through the batch's cache (once per file, on its decoding threads),
+    /// or on a thread of its own.
+    private func validate(_ staged: [StagedAttachment]) async -> (kept: [Attachment], diagnostics: [Diagnostic]) {
+        guard let mediaCache else {
+            let profile = profile
+            return await BlockingExecutor.shared.run("nse.validate") { SystemValidation.validate(staged, profile: profile) }
+        }
+        return await mediaCache.validation(of: staged, profile: profile)
+    }
+
+    /// Moves kept attachment files into `directory` (atomically) and records where they are.
+    private func save(_ kept: [Attachment], staged: [StagedAttachment], to directory: URL?, diagnostics: inout [Diagnostic]) -> [Attachment] {
+        guard let directory else { return kept }
+        return kept.enumerated().map { index, attachment in
+            guard let source = staged.first(where: { $0.attachment.identifier == attachment.identifier })?.localFile else {
+                return attachment
+            }
+            var saved = attachment
+            // Several attachments may share a file name; number them so none replaces another.
+            let name = kept.count > 1 ? "\(index + 1)-\(source.lastPathComponent)" : source.lastPathComponent
+            // `appending(path:)`: `appendingPathComponent` would stat the path to learn whether it is a folder.
+            let destination = directory.appending(path: name, directoryHint: .notDirectory)
+            do {
+                try AtomicFile.move(source, to: destination)
+                saved.file = destination.relativePath
+            } catch {
+                diagnostics.append(.warning(.mediaNotSaved, "The attachment could not be saved to \(destination.path): \(error.localizedDescription). The verdict is unaffected."))
+            }
+            return saved
+        }
+    }
+}
