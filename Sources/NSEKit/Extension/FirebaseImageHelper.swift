@@ -2,7 +2,8 @@ import Foundation
 import NSEConcurrency
 
 /// Firebase's `Messaging.serviceExtension().populateNotificationContent(_:withContentHandler:)`:
-/// downloads `fcm_options.image` and attaches it, replacing any attachments (device-behaviour.md, section 3).
+/// downloads `fcm_options.image` and attaches it, replacing any attachments (firebase/firebase-ios-sdk,
+/// `FirebaseMessaging/Sources/FIRMessagingExtensionHelper.m`).
 ///
 /// Every path where the SDK logs and delivers the content without an image becomes a diagnostic here.
 /// The `FirebaseMessaging` module calls it from `populateNotificationContent`.
