@@ -2,7 +2,7 @@
 # A/B of nse binaries with their results on a fresh ext4 for every run (needs root: mkfs, mount).
 #
 # Why: on this project's machine the disk is a journal-less ext4, which skips recently freed inodes when it makes
-# new ones, so each run's deletions slow the next and A/B runs on it drift (docs/performance.md, ninth session).
+# new ones, so each run's deletions slow the next and A/B runs on it drift (docs/performance.md, "How to measure").
 # Here every run gets a new file system in an image file, optionally after DIRTY files were made and deleted.
 #
 #   Benchmarks/fresh-fs-ab.sh unique|latency ROUNDS journal|nojournal BIN...

@@ -54,7 +54,8 @@ final class BrazeRichPush: @unchecked Sendable {
         var session: URLSession?
     }
 
-    /// The payload's Braze keys, read as the SDK reads them (device-behaviour.md section 6, appboy-ios-sdk sample).
+    /// The payload's Braze keys, read as the SDK reads them (Appboy/appboy-ios-sdk,
+    /// `Example/StopwatchNotificationService/NotificationService.m`).
     enum Keys {
         static let braze = "ab"
         static let attachment = "att"

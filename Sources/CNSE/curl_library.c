@@ -1,7 +1,7 @@
 // libcurl, loaded when first used rather than when nse starts.
 //
 // Why: Debian's libcurl brings 27 more shared libraries (LDAP, Kerberos, GnuTLS, SSH, RTMP...), all bound at load
-// time, and loading them was half of every nse start (about 5 of its 11 ms of CPU), paid by commands that never
+// time, and loading them was half of every nse start, paid by commands that never
 // download (`lint`, `route`, `resolve`, `--version`) and twice by a batch (its supervisor, then its worker).
 // These definitions stand in for every libcurl function nse and Foundation's FoundationNetworking call, and
 // forward each call to the libcurl that `dlopen` finds. `make build` then drops libcurl from what the system

@@ -16,7 +16,8 @@ open class Messaging: NSObject, @unchecked Sendable {
     }
 }
 
-/// `FIRMessagingExtensionHelper`, reproduced from the SDK's behaviour (device-behaviour.md, section 3): the
+/// `FIRMessagingExtensionHelper`, reproduced from the SDK's behaviour (firebase/firebase-ios-sdk,
+/// `FirebaseMessaging/Sources/FIRMessagingExtensionHelper.m`): the
 /// rules themselves live in NSEKit's `FirebaseImageHelper`, shared with the command line's built-in extension.
 open class MessagingExtensionHelper: NSObject, @unchecked Sendable {
     /// Downloads `fcm_options.image`, attaches it (replacing any attachments), and calls the handler once.

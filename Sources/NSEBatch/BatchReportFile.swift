@@ -43,8 +43,8 @@ enum BatchReportFile {
     /// Appends `json` with `spaces` spaces at the start of each line (but the first when `skippingFirstLine`).
     ///
     /// On bytes, not Characters: in UTF-8 a line break is the byte 0x0A and never part of another character, and
-    /// splitting a String into lines walked every grapheme of every result (about 20 ms for 400 pushes, at the
-    /// end of the batch, with the other core idle).
+    /// splitting a String into lines walks every grapheme of every result, at the end of the batch, with the other
+    /// core idle.
     static func indent(_ json: Data, by spaces: Int, skippingFirstLine: Bool = false, into out: inout [UInt8]) {
         let pad = repeatElement(UInt8(ascii: " "), count: spaces)
         if !skippingFirstLine { out.append(contentsOf: pad) }

@@ -177,7 +177,7 @@ public struct BatchRunner: Sendable {
 
     /// Publishes the result into the output folder and spools it for report.json: where in the spool it is.
     /// Out of line, like `refusal(of:)`: what an async function keeps on its frame, every push waiting on the
-    /// network holds (see docs/performance.md).
+    /// network holds.
     @inline(never)
     private func save(_ result: inout ProcessResult, of input: BatchInput, staged: URL?, workspace: ResultWorkspace) -> Range<UInt64>? {
         guard let outDirectory, let staged else { return nil }

@@ -4,9 +4,9 @@ import Synchronization
 /// calls `notify()` after every change that may satisfy a waiter.
 ///
 /// Why not a task group racing the condition against `Task.sleep(until:)`: a cancelled sleep stays scheduled
-/// until its deadline and keeps the waiting task, and everything its frame holds, alive until then. A batch kept
-/// every push of the last 30 s that way (738 MB at 100,000 pushes). Here the deadline is a job on the executor's
-/// timer, cancelled as soon as the wait ends.
+/// until its deadline and keeps the waiting task, and everything its frame holds, alive until then, so a batch
+/// would keep every push of the last 30 s. Here the deadline is a job on the executor's timer, cancelled as soon
+/// as the wait ends.
 public final class EventWaiters: Sendable {
     // Guarded by itself: continuations to resume with false ("look again").
     private let waiting = Mutex<[CheckedContinuation<Bool, Never>]>([])

@@ -43,7 +43,7 @@ public final class ExecutorLane: Sendable {
 
     /// Runs `work`, then the lane's waiting jobs in order, on one worker: a job that ends hands its place to the
     /// next on the same thread. Why not each job on a worker of its own: every hand-over woke another thread and
-    /// put this one to sleep, a wake-up and a switch per decode while hundreds waited (docs/performance.md).
+    /// put this one to sleep, a wake-up and a switch per decode while hundreds waited.
     private func start(_ name: String, _ work: @escaping @Sendable () -> Void) {
         executor.execute(name) { [self] in
             var job: (name: String, work: @Sendable () -> Void)? = (name, work)

@@ -178,7 +178,7 @@ public struct Emulator: Sendable {
     }
 
     // The steps around the extension's run are out of line on purpose: what an async function holds on its
-    // frame, every push waiting on the network holds (docs/performance.md).
+    // frame, every push waiting on the network holds.
 
     /// The extension's context, its time budget starting now, in the run's working folder (a new one when the
     /// emulator was given none).

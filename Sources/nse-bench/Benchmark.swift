@@ -4,7 +4,7 @@ import NSEKit
 import NSEMediaServer
 
 /// `make bench`: `nse batch` against its floors and against a Python pipeline, on generated corpora served
-/// from loopback. Prints payloads/s, MB/s, peak RSS and the ratios issue 12 sets; see docs/performance.md.
+/// from loopback. Prints payloads/s, MB/s, peak RSS and the ratios the goals are set in; see docs/performance.md.
 @main
 struct Benchmark: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -60,9 +60,8 @@ struct Benchmark: ParsableCommand {
         // Every run of every workload writes into a fresh folder under this one, removed only when the benchmark
         // ends. On ext4 without a journal (this project's machines), a new file's inode is found by skipping every
         // inode freed in the last 60 s (300 s while its table block is dirty): removing one workload's results
-        // before the next charged that workload for the clean-up before it (after earlier runs' clean-up, the inode
-        // search was 40% of nse's CPU in the latency workload here). Run benchmarks a few minutes apart, too: the
-        // probe below says when a run starts in the wake of such a clean-up.
+        // before the next charged that workload for the clean-up before it. Run benchmarks a few minutes apart,
+        // too: the probe below says when a run starts in the wake of such a clean-up.
         let outputs = root.appendingPathComponent("outputs-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: outputs) }
         if !floorOnly {
@@ -119,7 +118,7 @@ struct Measurement {
 ///
 /// In turns, a slow spell of the machine falls on every tool alike rather than on whichever ran in it; after the
 /// first round, no counted run starts from a cold page cache (this VM pages out what sat idle for a minute, the
-/// tools' own files included; docs/performance.md, twelfth session). Before each run, what earlier runs wrote is
+/// tools' own files included). Before each run, what earlier runs wrote is
 /// flushed to disk (sync(2)): a run of the unique workload writes 280 MB, which the kernel would otherwise write
 /// back, on the same cores, during whichever run came 30 s later.
 func measureInTurns(_ tools: [(URL) throws -> ChildRun], repeats: Int, outputs: URL) throws -> [Measurement] {

@@ -5,9 +5,8 @@ import Foundation
 ///
 /// On ext4 without a journal (this project's machines), a new inode is found by skipping, one by one, every inode
 /// of its group freed in the last 60 s (300 s while the inode table's block is dirty). After a mass removal (the
-/// end of an earlier benchmark, `make test`), every file and folder a batch makes pays for that search: nse's CPU in
-/// the latency workload doubled (0.73 s to 1.47 to 1.59 s on a fresh journal-less ext4 before and just after an
-/// earlier benchmark's clean-up; docs/performance.md, thirteenth session).
+/// end of an earlier benchmark, `make test`), every file and folder a batch makes pays for that search, and a
+/// batch's CPU can double (docs/performance.md, "Reading a ratio on a noisy 2-core machine").
 enum FileSystemProbe {
     static let files = 256
 

@@ -16,13 +16,12 @@ struct NSECommand: AsyncParsableCommand {
     static func main() async {
         // glibc raises its mmap threshold to the size of every large block freed (up to 32 MB); from then on
         // image-sized buffers come from the per-thread arenas, which keep what is freed. A batch's peak memory
-        // then grew with its pushes and threads (153 MB on the CPU-bound bench, 163 MB at 10,000 pushes). A fixed
-        // threshold keeps every block over 128 KiB in a mapping of its own, returned to the system when freed.
+        // then grew with its pushes and threads. A fixed threshold keeps every block over 128 KiB in a mapping of
+        // its own, returned to the system when freed.
         _ = csystem_malloc_set_mmap_threshold(128 * 1024)
         // glibc gives threads arenas of their own, up to 8 per core, each keeping what is freed in it. A batch's
         // worker runs a few dozen threads (the executor starts one per job while every other is busy), and only as
-        // many run at once as there are cores: one arena per core saved 1.5 to 2.5 MB of the latency benchmark's
-        // peak (62.4 to 63.2 MB, 60.7 to 61.0 with it) at no cost in time (docs/performance.md, twelfth session).
+        // many run at once as there are cores: one arena per core lowers a batch's peak memory at no cost in time.
         _ = csystem_malloc_set_arena_max(Int32(ProcessInfo.processInfo.activeProcessorCount))
         let arguments = Array(CommandLine.arguments.dropFirst())
         if arguments.first == BatchCommand.configuration.commandName {
@@ -30,9 +29,9 @@ struct NSECommand: AsyncParsableCommand {
                 // Before any thread starts, when growing the table is cheap: room for the largest batch `--jobs`
                 // and `--read-ahead` allow. Only a batch's worker needs it; other commands' children keep the usual descriptor limit.
                 DescriptorTable.prepare(for: DescriptorTable.needed(forJobs: BatchRunner.maxJobs, readAhead: BatchRunner.maxJobs))
-                // libcurl loads on the other core while the arguments are parsed and the pushes listed: the first
-                // request left about 4 ms sooner (docs/performance.md, fourteenth session). The supervisor never
-                // loads it; other commands load it at their first download.
+                // libcurl loads on the other core while the arguments are parsed and the pushes listed, so the
+                // first request leaves sooner. The supervisor never loads it; other commands load it at their first
+                // download.
                 CurlLibrary.preload()
             } else {
                 // `nse batch` supervises a worker, which parses the same arguments and reports any mistake in them:

@@ -2,8 +2,8 @@ import Foundation
 import Testing
 @testable import NSEKit
 
-/// `nse resolve`: the worked example of device-behaviour.md section 4 on both platforms, then every precedence
-/// rule on its own.
+/// `nse resolve`: a worked example of FCM's precedence rules (Firebase: FCM HTTP v1 reference, "REST Resource:
+/// projects.messages") on both platforms, then every precedence rule on its own.
 struct FCMResolveTests {
     private func push(_ message: String) throws -> ReceivedPush {
         try PushReader.parse(Data(#"{"message": \#(message)}"#.utf8))

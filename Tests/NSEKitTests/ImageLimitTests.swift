@@ -37,7 +37,7 @@ struct ImageLimitTests {
 
     // MARK: Memory
 
-    /// 100,000,000 x 1, 16-bit RGBA: each row is 800 MB and libpng holds two besides ours (2.3 GB measured before
+    /// 100,000,000 x 1, 16-bit RGBA: each row is 800 MB and libpng holds two besides ours (2.3 GB without
     /// the limit). Refused from the header, before any row is allocated.
     @Test func aHundredMillionPixelWide16BitPNGIsRefusedForItsRows() throws {
         let url = directory.file("wide.png")
@@ -67,7 +67,7 @@ struct ImageLimitTests {
         #expect(over.report.limit == 8 * 1_048_576)
     }
 
-    /// A 1 KB progressive CMYK JPEG whose header says 10000 x 10000 (796 MB measured before): its coefficient
+    /// A 1 KB progressive CMYK JPEG whose header says 10000 x 10000 (796 MB without a limit): its coefficient
     /// buffer, 1250 x 1250 blocks x 4 components x 128 bytes, is refused before it is allocated.
     @Test func aProgressiveCMYKJPEGClaiming10000By10000IsRefusedForItsCoefficients() throws {
         let url = try jpeg("cmyk.jpg", components: 4, scans: CIMAGEFIXTURES_SCANS_PROGRESSIVE, claimedWidth: 10_000, claimedHeight: 10_000)
@@ -80,7 +80,7 @@ struct ImageLimitTests {
     }
 
     /// Baseline is not always O(width): one scan per component (non-interleaved) needs the whole-image buffer
-    /// too (605 MB measured before). Refused from the header; a small one still decodes.
+    /// too (605 MB without a limit). Refused from the header; a small one still decodes.
     @Test func aNonInterleavedBaselineJPEGNeedsAndIsRefusedItsWholeImageBuffer() throws {
         let small = try jpeg("noninterleaved-small.jpg", components: 3, scans: CIMAGEFIXTURES_SCANS_NONINTERLEAVED, width: 64, height: 48)
         let fine = ImageFormat.jpeg.check(small)
@@ -95,7 +95,7 @@ struct ImageLimitTests {
         #expect(result.message.contains("300000000 for its whole-image coefficient buffer: 3 components, one scan per component"), "\(result.message)")
     }
 
-    /// The 499-scan 10000 x 10000 progressive file (32 s before): its 200 MB coefficient buffer is over
+    /// The 499-scan 10000 x 10000 progressive file (32 s without a limit): its 200 MB coefficient buffer is over
     /// the memory limit, so it stops before the first scan.
     @Test func aProgressiveJPEGOf499ScansClaiming10000By10000IsRefusedBeforeItsFirstScan() throws {
         let url = try jpeg("scans.jpg", components: 1, scans: CIMAGEFIXTURES_SCANS_MANY, scanCount: 499, claimedWidth: 10_000, claimedHeight: 10_000)
@@ -127,7 +127,7 @@ struct ImageLimitTests {
     }
 
     /// Frames add up: 30 frames of 200 x 200 are 1.2 million pixels; under a limit of 1,000,000 the 26th frame
-    /// is refused before its LZW data is read (the 146 frames of 10000 x 10000 took 81 s before).
+    /// is refused before its LZW data is read (146 frames of 10000 x 10000 take 81 s without a limit).
     @Test func aGIFStopsAtTheFrameThatWouldPassThePixelWorkLimit() throws {
         let url = directory.file("frames.gif")
         try #require(cimagefixtures_write_gif(url.path, 200, 200, 30, 2) == 0)

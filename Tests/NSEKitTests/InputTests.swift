@@ -100,7 +100,8 @@ struct FCMResolutionTests {
         try PushReader.parse(Data(text.utf8))
     }
 
-    /// The worked example of device-behaviour.md, section 4 (iOS side).
+    /// A worked example of FCM's precedence rules, iOS side (Firebase: FCM HTTP v1 reference, "REST Resource:
+    /// projects.messages").
     @Test func workedExampleResolvesAsTheDeviceReceivesIt() throws {
         let push = try resolve("""
             {"message": {

@@ -55,7 +55,8 @@ struct MessagesWithoutApsTests {
     }
 }
 
-/// Live Activity pushes as Apple's documentation shows them (device-behaviour.md, 5b).
+/// Live Activity pushes as Apple's documentation shows them ("Starting and updating Live Activities with ActivityKit
+/// push notifications").
 struct LiveActivityTests {
     static func envelope(_ aps: String, pushType: String = "liveactivity", headers: String = "") -> String {
         #"{"headers": {"apns-push-type": "\#(pushType)", "apns-topic": "com.example.app.push-type.liveactivity"\#(headers)}, "payload": {"aps": \#(aps)}}"#
@@ -190,7 +191,8 @@ struct PushTypeRouteTests {
     }
 }
 
-/// FCM's targets and FCM's own refusals (device-behaviour.md, 5c).
+/// FCM's targets and FCM's own refusals (Firebase: FCM HTTP v1 reference; firebase/firebase-admin-java#214,
+/// firebase/firebase-admin-dotnet#39).
 struct FCMRefusalTests {
     @Test func aFirebaseInstallationIDIsATarget() throws {
         #expect(try codes(#"{"message": {"fid": "cXkA5bq1SgaQ", "notification": {"title": "T"}}}"#).isEmpty)

@@ -2,7 +2,8 @@ import Foundation
 import Testing
 @testable import NSEKit
 
-/// `nse route`: every cell of the reception table (device-behaviour.md, section 4), through the whole path
+/// `nse route`: every cell of the reception table (Firebase: "Receive messages in an Android app"; Apple: "Pushing
+/// background updates to your App"), through the whole path
 /// from an FCM message file to the route.
 struct RouteTests {
     typealias Receiver = PlatformRoute.Receiver

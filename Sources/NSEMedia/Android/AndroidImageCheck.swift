@@ -1,7 +1,8 @@
 import Foundation
 import NSEPush
 
-/// What firebase-messaging on Android does with a notification's image (device-behaviour.md, section 4): downloads
+/// What firebase-messaging on Android does with a notification's image (firebase/firebase-android-sdk,
+/// firebase-messaging's `ImageDownload`): downloads
 /// `android.notification.image` (else `notification.image`) with a 1 MiB limit, checked against Content-Length and
 /// the body, waits at most 5 seconds, and decodes it with `BitmapFactory`. On any failure the notification is
 /// shown without the image.

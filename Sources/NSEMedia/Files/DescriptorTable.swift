@@ -5,10 +5,9 @@ import Foundation
 /// table that already has room for them.
 ///
 /// Why grow the table ahead: Linux grows a process's descriptor table by doubling it when a new descriptor does
-/// not fit, and in a process with more than one thread every growth waits for an RCU grace period (9 to 12 ms
-/// measured here) while every thread that opens a file or a socket meanwhile waits too. A batch starting 256
-/// pushes grew it five times (64 to 2048 slots): its 256th request left at 146 ms instead of 86, its threads
-/// having waited 208 ms in all. Grown once while the process has one thread, the same table costs 30 to 60 µs.
+/// not fit, and in a process with more than one thread every growth waits for an RCU grace period while every
+/// thread that opens a file or a socket meanwhile waits too; a batch starting 256 pushes would grow it five times.
+/// Grown once while the process has one thread, the same table costs microseconds.
 public enum DescriptorTable {
     /// Descriptors a batch of `jobs` pushes in flight may hold at once, with `readAhead` downloads started for
     /// queued pushes (a socket and a file each) and room for the process's own.

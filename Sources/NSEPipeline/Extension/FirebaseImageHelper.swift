@@ -4,7 +4,8 @@ import NSEMedia
 import NSEPush
 
 /// Firebase's `Messaging.serviceExtension().populateNotificationContent(_:withContentHandler:)`:
-/// downloads `fcm_options.image` and attaches it, replacing any attachments (device-behaviour.md, section 3).
+/// downloads `fcm_options.image` and attaches it, replacing any attachments (firebase/firebase-ios-sdk,
+/// `FirebaseMessaging/Sources/FIRMessagingExtensionHelper.m`).
 ///
 /// Every path where the SDK logs and delivers the content without an image becomes a diagnostic here.
 /// The `FirebaseMessaging` module calls it from `populateNotificationContent`.

@@ -63,7 +63,7 @@ public struct ProcessResult: Sendable, Codable, VerdictReport {
     }
 
     // The fields, each read and changed in place in its box. Not inlined: inlined into an async function, an
-    // accessor's temporaries took room in its frame, which then grew more than the box saved (15 KB, not 3 KB).
+    // accessor's temporaries take room in its frame, which then grows more than the box saves.
     public var input: String {
         @inline(never) get { fields.value.input }
         @inline(never) _modify { yield &fields.value.input }

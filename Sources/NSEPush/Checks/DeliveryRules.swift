@@ -1,4 +1,5 @@
-/// The checks that decide whether APNs accepts a payload at all (device-behaviour.md, section 5).
+/// The checks that decide whether APNs accepts a payload at all (Apple: "Generating a remote notification",
+/// "Sending notification requests to APNs").
 public enum DeliveryRules {
     /// APNs rejects larger payloads (5120 for VoIP pushes, which never reach a service extension).
     public static let maxPayloadBytes = 4096

@@ -1,4 +1,5 @@
-/// Whether iOS hands a push to the Notification Service Extension (device-behaviour.md, section 1).
+/// Whether iOS hands a push to the Notification Service Extension (Apple: UNNotificationServiceExtension,
+/// "Modifying content in newly delivered notifications").
 public struct ExtensionEligibility: Sendable {
     public var invoked: Bool
     /// Why not, in a sentence a user can act on; nil when invoked.

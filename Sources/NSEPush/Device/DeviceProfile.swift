@@ -2,7 +2,7 @@ import Foundation
 
 /// The device facts the emulator reproduces, including the ones Apple leaves undocumented.
 ///
-/// Every undocumented fact (device-behaviour.md marks them uncertain) is a property here with the
+/// Every undocumented fact (docs/assumptions-and-limits.md lists them) is a property here with the
 /// default the README explains, so a team that knows better for its devices can say so.
 public struct DeviceProfile: Sendable, Hashable {
     /// How long the extension may run before iOS calls `serviceExtensionTimeWillExpire()`.

@@ -13,8 +13,8 @@ public struct AndroidMessage: Sendable, Hashable, Codable {
 }
 
 extension FCMResolver {
-    /// Resolves the Android side of a message (device-behaviour.md, section 4): platform blocks override the
-    /// common fields key by key, as the reference's worked example shows (`url` survives from `data`).
+    /// Resolves the Android side of a message (Firebase: FCM HTTP v1 reference, "REST Resource:
+    /// projects.messages"): platform blocks override the common fields key by key (`url` survives from `data`).
     public static func resolveForAndroid(_ message: FCMMessage) -> AndroidMessage {
         var data = message.data
         if let overrides = FCMFieldNames.member("data", of: message.android)?.objectValue {

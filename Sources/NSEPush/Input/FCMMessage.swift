@@ -58,7 +58,8 @@ public struct FCMMessage: Sendable {
     }
 }
 
-/// Turns an FCM HTTP v1 message into the APNs payload iOS receives (device-behaviour.md, section 4).
+/// Turns an FCM HTTP v1 message into the APNs payload iOS receives (Firebase: FCM HTTP v1 reference, "REST
+/// Resource: projects.messages").
 public enum FCMResolver {
     public static func resolveForIOS(_ message: FCMMessage) -> ReceivedPush {
         var diagnostics: [Diagnostic] = []

@@ -1,4 +1,5 @@
-/// What FCM's backend checks before it accepts a send request (device-behaviour.md, section 4).
+/// What FCM's backend checks before it accepts a send request (Firebase: FCM HTTP v1 reference, "REST Resource:
+/// projects.messages"; the `aps` refusals quoted in firebase/firebase-admin-java#214).
 ///
 /// Every error here is a request FCM refuses with 400 INVALID_ARGUMENT: nothing reaches any device.
 public enum FCMValidation {

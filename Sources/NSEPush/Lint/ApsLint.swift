@@ -1,5 +1,6 @@
 /// The `aps` dictionary's keys, the types Apple documents for them, and what iOS does with anything else
-/// (device-behaviour.md, sections 5 and 5b). Keys beside `aps` are the app's own and never linted.
+/// (Apple: "Generating a remote notification"; "Starting and updating Live Activities with ActivityKit push
+/// notifications"). Keys beside `aps` are the app's own and never linted.
 enum ApsLint {
     /// How a key's value is judged: one row per key Apple defines, so adding a key is adding a row.
     enum ValueRule {

@@ -1,6 +1,7 @@
 import Foundation
 
-/// The APNs request headers, on their own and against the payload they carry (device-behaviour.md, section 5).
+/// The APNs request headers, on their own and against the payload they carry (Apple: "Sending notification
+/// requests to APNs").
 enum HeaderLint {
     static let knownHeaders: Set<String> = [
         "apns-push-type", "apns-id", "apns-expiration", "apns-priority", "apns-topic", "apns-collapse-id", "authorization",

@@ -1,5 +1,6 @@
 /// The `apns-push-type` header's values and what each asks of the request and where the push goes
-/// (device-behaviour.md, sections 5 and 5b; Apple: "Sending notification requests to APNs").
+/// (Apple: "Sending notification requests to APNs"; "Starting and updating Live Activities with ActivityKit push
+/// notifications").
 public enum PushType: String, Sendable, Codable, CaseIterable {
     case alert, background, location, voip, complication, fileprovider, mdm, liveactivity, pushtotalk, widgets, controls
 

@@ -1,7 +1,7 @@
 /// The image a payload asks an SDK's service-extension helper to attach, read once from that SDK's key.
 ///
-/// Firebase's helper reads only `fcm_options.image` (device-behaviour.md, section 3); another SDK's key becomes
-/// another `source` here. The lint judges a request that can never show; the helper downloads `url`.
+/// Firebase's helper reads only `fcm_options.image` (firebase-ios-sdk's FIRMessagingExtensionHelper.m); another
+/// SDK's key becomes another `source` here. The lint judges a request that can never show; the helper downloads `url`.
 public struct ImageRequest: Sendable, Hashable {
     /// The key path the request came from, as messages name it.
     public var source: String

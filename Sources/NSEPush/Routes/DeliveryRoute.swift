@@ -64,8 +64,9 @@ public struct PlatformRoute: Sendable, Codable, Hashable {
     public var explanation: String
 }
 
-/// The reception tables of device-behaviour.md, section 4: for each platform, kind of message and app state,
-/// the code that receives it.
+/// The reception tables (Firebase: "Receive messages in an Android app", "Firebase Cloud Messaging message types";
+/// Apple: "Pushing background updates to your App"): for each platform, kind of message and app state, the code
+/// that receives it.
 public enum DeliveryRoutes {
     static let willPresent = "UNUserNotificationCenterDelegate.userNotificationCenter(_:willPresent:withCompletionHandler:)"
     static let didReceiveResponse = "UNUserNotificationCenterDelegate.userNotificationCenter(_:didReceive:withCompletionHandler:) when tapped"

@@ -1,4 +1,4 @@
-/// FCM's three kinds of message, as each platform sees them (device-behaviour.md, section 4).
+/// FCM's three kinds of message, as each platform sees them (Firebase: "Firebase Cloud Messaging message types").
 public enum MessageKind: String, Sendable, Codable, CaseIterable {
     /// Something the system shows (iOS: an alert, badge or sound; Android: a `notification`), no app data.
     case notificationOnly = "notification-only"

@@ -20,7 +20,8 @@ public enum PushSDK: String, CaseIterable, Sendable, Codable {
         }
     }
 
-    /// The module an extension file imports to call the SDK's helper (device-behaviour.md, section 6b).
+    /// The module an extension file imports to call the SDK's helper (each SDK's documented extension file, named
+    /// in docs/sdks.md).
     public var moduleName: String {
         switch self {
         case .firebase: "FirebaseMessaging"

@@ -14,7 +14,7 @@ public enum SDKDetection {
         public var mediaKeys: [String] = []
     }
 
-    /// The keys each SDK's servers send (device-behaviour.md sections 3, 6; each SDK's source in docs/sdks.md).
+    /// The keys each SDK's servers send (each SDK's source files, named in docs/sdks.md).
     /// An SDK branch corrects its own row here.
     public static let signatures: [Signature] = [
         Signature(sdk: .firebase, keys: ["fcm_options"], prefixes: ["gcm.", "google.c."], mediaKeys: ["fcm_options"]),

@@ -1,8 +1,8 @@
 /// A value kept on the heap and copied only when a shared copy is changed: whatever holds one holds a pointer.
 ///
 /// Why: an async function keeps its locals and temporaries in a heap frame for as long as it waits, and a batch
-/// keeps hundreds of pushes waiting on the network. A 625-byte `ProcessResult` took six slots of one frame, 3.7 KB
-/// of every push in flight (docs/performance.md); boxed, each slot is 8 bytes.
+/// keeps hundreds of pushes waiting on the network. A `ProcessResult` of hundreds of bytes can take several slots
+/// of one frame, in every push in flight; boxed, each slot is 8 bytes.
 package struct CopyOnWrite<Value: Sendable>: Sendable {
     /// Changed only through `value`, which first copies a box another copy also holds: a box two copies share is never
     /// written, so handing copies to other threads is as safe as handing them the value itself.

@@ -7,15 +7,14 @@ import Synchronization
 ///
 /// Why: a push makes two folders (its working folder and its attachment's store folder), and they were removed
 /// again after it; on ext4 every new folder is placed by a search that skips recently freed inodes one by one,
-/// and those `mkdir` and `rmdir` calls were 28% of a shared-image batch's CPU (perf, 1,000 pushes). A batch now
-/// makes at most one working folder per push in flight.
+/// and those `mkdir` and `rmdir` calls were a large share of a shared-image batch's CPU. A batch makes at most one
+/// working folder per push in flight.
 ///
 /// An emptied folder holds nothing a run made except the attachment store's folders, themselves emptied.
 ///
 /// Once the last push has taken its folder, folders given back are removed instead (`expectTakers`): a batch of
-/// 256 pushes in flight holds 512 folders, and removing them all after the report took 90 ms on this machine's
-/// ext4 (768 then, the store having a level more), with the other core idle; removed as each push ends, that
-/// work overlaps the last pushes' own.
+/// 256 pushes in flight holds 512 folders, and removing them all after the report would keep one core busy while
+/// the other idles; removed as each push ends, that work overlaps the last pushes' own.
 package final class WorkFolderPool: Sendable {
     private let root: URL
     private struct State {
