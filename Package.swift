@@ -47,11 +47,11 @@ let package = Package(
         // child processes (posix_spawn, not Foundation's Process).
         .target(name: "NSEConcurrency", dependencies: ["CSystem"]),
         // The library, in layers; each imports only those above it here (docs/design.md; checked by
-        // Tests/ArchitectureTests). NSEKit re-exports all five for apps' test targets.
+        // Tests/UnitTests/LayerTests). NSEKit re-exports all five for apps' test targets.
         .target(name: "NSEPush"),
         .target(name: "NSEMedia", dependencies: ["NSEPush", "CNSE", "CCurl", "CCrypto", "NSEConcurrency"]),
         .target(name: "NSEPipeline", dependencies: ["NSEPush", "NSEMedia", "NSEConcurrency"]),
-        .target(name: "NSEReports", dependencies: ["NSEPush", "NSEMedia", "NSEPipeline", "NSEConcurrency"]),
+        .target(name: "NSEReports", dependencies: ["NSEPush", "NSEMedia", "NSEPipeline", "NSEConcurrency", "CNSE"]),
         .target(name: "NSEBatch", dependencies: ["NSEPush", "NSEMedia", "NSEPipeline", "NSEReports", "NSEConcurrency"]),
         .target(name: "NSEKit", dependencies: ["NSEPush", "NSEMedia", "NSEPipeline", "NSEReports", "NSEBatch"]),
         .target(name: "NSEMediaServer", dependencies: ["NSEConcurrency"]),
@@ -110,6 +110,8 @@ let package = Package(
         // replays Fuzz/regressions; `nse-fuzz` drives them (with libFuzzer only in the build `make fuzz` makes).
         .target(name: "NSEFuzzTargets", dependencies: ["NSEKit"]),
         .executableTarget(name: "nse-fuzz", dependencies: ["NSEFuzzTargets"]),
+        // Tests by kind (docs/design.md): unit tests open no socket, start no process and read no clock.
+        .testTarget(name: "UnitTests", dependencies: ["NSEKit", "NSEPush", "NSEReports", "NSETestSupport"]),
         .testTarget(name: "NSEConcurrencyTests", dependencies: ["NSEConcurrency"]),
         .testTarget(
             name: "NSEKitTests",
@@ -118,7 +120,7 @@ let package = Package(
         .testTarget(name: "NSEMediaServerTests", dependencies: ["NSEMediaServer"]),
         // Runs the built `nse` executable as a user would.
         // Helpers the test targets share: the JUnit parser, comparing documented examples with real output.
-        .target(name: "NSETestSupport", path: "Tests/NSETestSupport"),
+        .target(name: "NSETestSupport", dependencies: ["NSEPush"], path: "Tests/NSETestSupport"),
         .testTarget(name: "NSECommandTests", dependencies: ["nse", "NSEKit", "NSEHarness", "NSEMediaServer", "NSEConcurrency", "NSETestSupport"]),
         .testTarget(
             name: "NSEHarnessTests",

@@ -1,5 +1,6 @@
 import CImageFixtures
 import Foundation
+import NSETestSupport
 import NSEMediaServer
 import Testing
 @testable import NSEKit
@@ -72,9 +73,4 @@ func cdn(_ routes: [String: ServedResponse]) throws -> LoopbackHTTPServer {
 extension ProcessResult {
     var codes: [DiagnosticCode] { diagnostics.map(\.code) }
     var errorCodes: [DiagnosticCode] { diagnostics.filter { $0.severity == .error }.map(\.code) }
-}
-
-extension Array where Element == Diagnostic {
-    /// The findings that ask something of the sender: warnings and errors, not the explanations.
-    var warningsAndErrors: [Diagnostic] { filter { $0.severity != .info } }
 }

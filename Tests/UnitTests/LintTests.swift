@@ -1,4 +1,5 @@
 import Foundation
+import NSETestSupport
 import Testing
 @testable import NSEKit
 @testable import NSEPush
@@ -6,11 +7,6 @@ import Testing
 /// Parses `text` as a JSON object, for tables that write payloads inline.
 func object(_ text: String) throws -> [String: JSONValue] {
     try #require(JSONValue.parse(Data(text.utf8)).objectValue)
-}
-
-/// The severity `code` was reported with, or nil when it was not reported.
-func severity(of code: DiagnosticCode, in findings: [Diagnostic]) -> Diagnostic.Severity? {
-    findings.filter { $0.code == code }.map(\.severity).max()
 }
 
 /// One rule of `aps`, one test each: every row is a value and the severity the rule gives it (nil: accepted).
@@ -287,7 +283,7 @@ struct HeaderLintTests {
 
 /// Lint of whole files: envelopes, FCM messages, and the promise of no noise on good payloads.
 struct LinterTests {
-    static let samples = SampleTests.samples.appendingPathComponent("payloads")
+    static let samples = RepositoryFolders.samples.appendingPathComponent("payloads")
 
     @Test(arguments: ["jpeg-ok.json", "png-ok.json", "gif-animated-ok.json", "fcm-v1-message.json", "extensionless-image-jpeg.json", "no-image.json"])
     func goodSamplesLintClean(name: String) {

@@ -1,4 +1,5 @@
 import Foundation
+import NSETestSupport
 @testable import NSEKit
 import Testing
 

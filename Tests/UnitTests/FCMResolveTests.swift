@@ -1,4 +1,5 @@
 import Foundation
+import NSETestSupport
 import Testing
 @testable import NSEKit
 
