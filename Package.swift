@@ -1,6 +1,18 @@
 // swift-tools-version: 6.0
 import PackageDescription
 
+// The push SDKs' extension helpers (docs/sdks.md): one stand-in module per SDK, with the SDK's own module name. The
+// one list the harness product, its target and its tests read.
+let sdkModules = [
+    "OneSignalExtension",
+    "BrazeNotificationService", "CTNotificationService", "CleverTapSDK", "IterableAppExtensions",
+    "CioInternalCommon", "CioMessagingPush", "CioMessagingPushAPN",
+    "Mixpanel", "AirshipNotificationServiceExtension", "PushwooshFramework", "BatchExtension",
+    "NotificareNotificationServiceExtensionKit",
+]
+// Apple's other frameworks an extension imports, each a stand-in.
+let frameworkModules = ["os", "OSLog", "UIKit", "UniformTypeIdentifiers", "Intents"]
+
 let package = Package(
     name: "nse",
     products: [
@@ -10,16 +22,7 @@ let package = Package(
         // Apple's and Firebase's of the same names; NSEHarness runs the extension as iOS would.
         .library(
             name: "NSEHarness",
-            targets: [
-                "NSEHarness", "UserNotifications", "FirebaseMessaging",
-                "os", "OSLog", "UIKit", "UniformTypeIdentifiers", "Intents",
-                // The push SDKs' extension helpers (docs/sdks.md): one stand-in module per SDK.
-                "OneSignalExtension",
-                "BrazeNotificationService", "CTNotificationService", "CleverTapSDK", "IterableAppExtensions",
-                "CioInternalCommon", "CioMessagingPush", "CioMessagingPushAPN",
-                "Mixpanel", "AirshipNotificationServiceExtension", "PushwooshFramework", "BatchExtension",
-                "NotificareNotificationServiceExtensionKit",
-            ]
+            targets: ["NSEHarness", "UserNotifications", "FirebaseMessaging"] + frameworkModules + sdkModules
         ),
         .executable(name: "nse", targets: ["nse"]),
     ],
@@ -82,14 +85,7 @@ let package = Package(
         .target(name: "NotificareNotificationServiceExtensionKit", dependencies: ["UserNotifications", "NSEKit", "UniformTypeIdentifiers"]),
         .target(
             name: "NSEHarness",
-            dependencies: [
-                "UserNotifications", "FirebaseMessaging", "NSEKit", "NSEConcurrency",
-                "OneSignalExtension",
-                "BrazeNotificationService", "CTNotificationService", "CleverTapSDK", "IterableAppExtensions",
-                "CioInternalCommon", "CioMessagingPush", "CioMessagingPushAPN",
-                "Mixpanel", "AirshipNotificationServiceExtension", "PushwooshFramework", "BatchExtension",
-                "NotificareNotificationServiceExtensionKit",
-            ]
+            dependencies: ["UserNotifications", "FirebaseMessaging", "NSEKit", "NSEConcurrency"] + sdkModules.map { .target(name: $0) }
         ),
         .executableTarget(
             name: "nse",
@@ -126,12 +122,8 @@ let package = Package(
             name: "NSEHarnessTests",
             dependencies: [
                 "UserNotifications", "FirebaseMessaging", "NSEHarness", "NSEKit", "NSEMediaServer", "NSEConcurrency", "CImageFixtures",
-                "OneSignalExtension",
-                "BrazeNotificationService", "CTNotificationService", "CleverTapSDK", "IterableAppExtensions",
-                "CioInternalCommon", "CioMessagingPush", "CioMessagingPushAPN",
-                "Mixpanel", "AirshipNotificationServiceExtension", "PushwooshFramework", "BatchExtension",
-                "NotificareNotificationServiceExtensionKit", "SDKTestSupport",
-            ]
+                "SDKTestSupport",
+            ] + sdkModules.map { .target(name: $0) }
         ),
         // Extensions written as apps write them, compiled as Xcode compiles app code (Swift 5 mode), run by the
         // harness; and the framework stand-ins' own tests.
@@ -139,8 +131,8 @@ let package = Package(
             name: "RealExtensionTests",
             dependencies: [
                 "NSEHarness", "NSEKit", "NSEMediaServer", "CImageFixtures",
-                "UserNotifications", "FirebaseMessaging", "os", "OSLog", "UIKit", "UniformTypeIdentifiers", "Intents",
-            ],
+                "UserNotifications", "FirebaseMessaging",
+            ] + frameworkModules.map { .target(name: $0) },
             // Scripts that stand for a built extension's program, run by path.
             exclude: ["Programs"],
             swiftSettings: [.swiftLanguageMode(.v5)]

@@ -1,5 +1,8 @@
 import Foundation
-import NSEKit
+import NSEBatch
+import NSEMedia
+import NSEPush
+import NSEReports
 import Synchronization
 import UniformTypeIdentifiers
 import UserNotifications

@@ -1,5 +1,7 @@
 import Foundation
-import NSEKit
+import NSEBatch
+import NSEMedia
+import NSEPush
 import UserNotifications
 
 /// What the run reports about Airship's helper; read in urbanairship/ios-library (AirshipExtensions/

@@ -1,5 +1,7 @@
 import Foundation
-import NSEKit
+import NSEMedia
+import NSEPush
+import NSEReports
 import UserNotifications
 
 /// `com.urbanairship.media_attachment`, parsed as Airship's `Decodable` does (MediaAttachmentPayload.swift): a

@@ -1,5 +1,9 @@
 @_exported import Foundation
-import NSEKit
+import NSEPush
+import NSEMedia
+import NSEPipeline
+import NSEReports
+import NSEBatch
 import Synchronization
 import UserNotifications
 

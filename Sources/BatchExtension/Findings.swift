@@ -1,5 +1,5 @@
 import Foundation
-import NSEKit
+import NSEPush
 
 /// What the run reports about Batch's helper; read in BatchLabs/Batch-iOS-SDK-Extension (Sources/Swift/Rich
 /// Notifications/RichNotificationHelper.swift, Sources/Swift/Consts.swift, Sources/Swift/SwiftPM/

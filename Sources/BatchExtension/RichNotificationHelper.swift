@@ -1,5 +1,6 @@
 @_exported import Foundation
-import NSEKit
+import NSEPush
+import NSEReports
 import UserNotifications
 
 /// Batch's rich notification helper (BatchLabs/Batch-iOS-SDK-Extension 4.x, `Sources/Swift/Rich Notifications/

@@ -1,6 +1,10 @@
 @_exported import UserNotifications
 import Foundation
-import NSEKit
+import NSEPush
+import NSEMedia
+import NSEPipeline
+import NSEReports
+import NSEBatch
 import Synchronization
 
 /// Braze's notification service extension, as apps use it: `class NotificationService:

@@ -2,7 +2,10 @@
 // CTNotificationService sees UNNotificationRequest: re-exported here for the same reason.
 @_exported import UserNotifications
 import Foundation
-import NSEKit
+import NSEPush
+import NSEMedia
+import NSEPipeline
+import NSEBatch
 import Synchronization
 
 /// CleverTap's drop-in Notification Service Extension (CleverTap/CTNotificationService,

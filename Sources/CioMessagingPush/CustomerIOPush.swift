@@ -1,6 +1,8 @@
-import CioInternalCommon
 import Foundation
-import NSEKit
+import CioInternalCommon
+import NSEMedia
+import NSEPush
+import NSEReports
 import Synchronization
 
 /// One Customer.io push in the extension (the SDK's `NSEPushCoordinator`): the "delivered" metric and the rich

@@ -1,7 +1,8 @@
 @_exported import UserNotifications
 import CioInternalCommon
 import Foundation
-import NSEKit
+import NSEPush
+import NSEMedia
 
 /// What `initializeForExtension` returns: the calls an extension makes.
 public protocol MessagingPushInstance: AnyObject {

@@ -1,5 +1,6 @@
 import Foundation
-import NSEKit
+import NSEMedia
+import NSEPush
 import Synchronization
 import UserNotifications
 

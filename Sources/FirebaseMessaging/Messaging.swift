@@ -1,5 +1,9 @@
 @_exported import Foundation
-import NSEKit
+import NSEPush
+import NSEMedia
+import NSEPipeline
+import NSEReports
+import NSEBatch
 import UserNotifications
 
 /// Firebase Messaging's entry points that a Notification Service Extension uses.

@@ -1,5 +1,7 @@
 @_exported import Foundation
-import NSEKit
+import NSEPush
+import NSEMedia
+import NSEBatch
 import UserNotifications
 
 /// An image for an intent: the sender's avatar of a communication notification.

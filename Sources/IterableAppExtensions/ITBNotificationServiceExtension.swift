@@ -1,6 +1,10 @@
 @_exported import UserNotifications
 import Foundation
-import NSEKit
+import NSEPush
+import NSEMedia
+import NSEPipeline
+import NSEReports
+import NSEBatch
 import Synchronization
 
 /// Lets an app handle the pushes that are not Iterable's (no `itbl` key) itself.

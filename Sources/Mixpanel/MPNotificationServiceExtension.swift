@@ -1,4 +1,4 @@
-import NSEKit
+import NSEPush
 import Synchronization
 import UserNotifications
 

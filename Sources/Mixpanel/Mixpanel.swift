@@ -1,5 +1,5 @@
 @_exported import Foundation
-import NSEKit
+import NSEPush
 import UserNotifications
 
 /// The part of Mixpanel's `Mixpanel` class that its notification service extension uses (mixpanel-iphone 3.x,

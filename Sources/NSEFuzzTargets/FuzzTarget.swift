@@ -1,5 +1,9 @@
 import Foundation
-import NSEKit
+import NSEBatch
+import NSEMedia
+import NSEPipeline
+import NSEPush
+import NSEReports
 
 /// The code paths `make fuzz` feeds with random bytes, each one entry point shared by the libFuzzer binary
 /// (`nse-fuzz`) and the test that replays `Fuzz/regressions/<target>/` in `make test`.

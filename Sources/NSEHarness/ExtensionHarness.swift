@@ -1,5 +1,8 @@
 import Foundation
-import NSEKit
+import NSEBatch
+import NSEMedia
+import NSEPipeline
+import NSEPush
 import UserNotifications
 
 /// Runs an app's own `UNNotificationServiceExtension` subclass on a payload, as iOS would, and returns what

@@ -1,6 +1,10 @@
 import Foundation
-import NSEKit
+import NSEBatch
 import NSEConcurrency
+import NSEMedia
+import NSEPipeline
+import NSEPush
+import NSEReports
 
 /// Why an app's extension folder cannot be built and run.
 public enum ExtensionBuildError: Error, Sendable, CustomStringConvertible {

@@ -1,6 +1,10 @@
 import Foundation
+import NSEBatch
 import NSEConcurrency
-import NSEKit
+import NSEMedia
+import NSEPipeline
+import NSEPush
+import NSEReports
 
 /// One payload run by the program built from the app's extension, in a process of its own.
 public struct ExtensionProcess: Sendable {

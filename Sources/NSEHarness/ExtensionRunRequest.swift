@@ -1,5 +1,9 @@
 import Foundation
-import NSEKit
+import NSEBatch
+import NSEMedia
+import NSEPipeline
+import NSEPush
+import NSEReports
 import UserNotifications
 
 /// What `nse extension` asks the program it builds from an app's extension to do: run one payload file and

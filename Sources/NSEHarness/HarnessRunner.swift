@@ -1,6 +1,10 @@
 import Foundation
+import NSEBatch
 import NSEConcurrency
-import NSEKit
+import NSEMedia
+import NSEPipeline
+import NSEPush
+import NSEReports
 import Synchronization
 import UserNotifications
 

@@ -10,7 +10,7 @@ public struct SDKComparison: Sendable, Codable {
     public var detected: HelperChoice
     /// Detection's own finding (`sdk.detect.ambiguous`), if any.
     public var detection: [Diagnostic] = []
-    /// One row per SDK, in `PushSDK` order, unavailable ones included.
+    /// One row per SDK, in `PushSDK` order.
     public var helpers: [Row] = []
 
     public init(input: String, detected: HelperChoice) {
@@ -21,8 +21,8 @@ public struct SDKComparison: Sendable, Codable {
     /// What one helper makes of the payload.
     public struct Row: Sendable, Codable {
         public var sdk: PushSDK
-        /// False when the SDK's stand-in is not in this build: nothing below is set.
-        public var available: Bool
+        /// Always true: every SDK's stand-in is in the build. Kept so `--sdk all`'s JSON keeps its shape.
+        public var available = true
         public var outcome: Outcome?
         public var imageShown: Bool?
         /// Each attachment the phone shows: its type and size ("public.jpeg 600x300").
@@ -38,14 +38,8 @@ public struct SDKComparison: Sendable, Codable {
         public var codes: [DiagnosticCode] = []
         public var exitStatus: Int32?
 
-        public init(unavailable sdk: PushSDK) {
-            self.sdk = sdk
-            available = false
-        }
-
         public init(sdk: PushSDK, result: ProcessResult, strict: Bool) {
             self.sdk = sdk
-            available = true
             outcome = result.outcome
             imageShown = result.imageShown
             if let content = result.content {

@@ -15,12 +15,7 @@ public struct SDKComparisonRenderer: Sendable {
         }
         let header = ["helper", "image", "attachment", "badge", "category", "why not / warning"]
         var rows: [[String]] = []
-        var unavailable: [String] = []
         for row in comparison.helpers {
-            guard row.available else {
-                unavailable.append(row.sdk.displayName)
-                continue
-            }
             let mark = row.sdk == comparison.detected.sdk ? "* " : "  "
             rows.append([
                 mark + row.sdk.displayName,
@@ -37,11 +32,8 @@ public struct SDKComparisonRenderer: Sendable {
             let cells = row.enumerated().map { index, cell in index == row.count - 1 ? cell : cell.padding(toLength: widths[index], withPad: " ", startingAt: 0) }
             lines.append("  " + cells.joined(separator: "  "))
         }
-        if !unavailable.isEmpty {
-            lines.append("  not in this build (unavailable, not checked): \(unavailable.joined(separator: ", "))")
-        }
-        lines += textLines(comparison.helpers.filter(\.available))
-        let reasons = comparison.helpers.filter { $0.available && $0.reason != nil }
+        lines += textLines(comparison.helpers)
+        let reasons = comparison.helpers.filter { $0.reason != nil }
         if !reasons.isEmpty {
             lines.append("  why:")
             for row in reasons {

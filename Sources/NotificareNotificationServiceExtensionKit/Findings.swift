@@ -1,5 +1,6 @@
 import Foundation
-import NSEKit
+import NSEPush
+import NSEReports
 import UserNotifications
 
 /// What the run reports about Notificare's helper; read in Notificare/notificare-sdk-ios 4.2.3

@@ -1,5 +1,7 @@
 @_exported import Foundation
-import NSEKit
+import NSEPush
+import NSEMedia
+import NSEReports
 import UniformTypeIdentifiers
 import UserNotifications
 

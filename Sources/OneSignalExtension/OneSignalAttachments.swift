@@ -1,5 +1,8 @@
 import Foundation
-import NSEKit
+import NSEBatch
+import NSEMedia
+import NSEPush
+import NSEReports
 import UserNotifications
 
 /// `att` (`OneSignalAttachmentHandler.addAttachments` and `downloadMediaAndSaveInBundle`): every item is

@@ -1,5 +1,9 @@
 import Foundation
-import NSEKit
+import NSEBatch
+import NSEMedia
+import NSEPipeline
+import NSEPush
+import NSEReports
 import UserNotifications
 
 /// `badge_inc` (`OneSignalExtensionBadgeHandler.m`): the count OneSignal caches in the app group's defaults

@@ -1,5 +1,5 @@
 @_exported import Foundation
-import NSEKit
+import NSEReports
 import UserNotifications
 
 /// OneSignal's Notification Service Extension entry points (module `OneSignalExtension`, OneSignal-iOS-SDK 5),

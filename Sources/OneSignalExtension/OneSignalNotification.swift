@@ -1,5 +1,5 @@
 import Foundation
-import NSEKit
+import NSEPush
 
 /// What OneSignal's `OSNotification.parseWithApns:` reads from a payload, parsed once: the newer format keeps
 /// OneSignal's fields in `os_data` {i, att, buttons, badge_inc}; the original one puts `att` and `buttons` at

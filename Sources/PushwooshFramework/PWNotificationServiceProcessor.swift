@@ -1,5 +1,6 @@
 import Foundation
-import NSEKit
+import NSEPipeline
+import NSEPush
 import Synchronization
 import UserNotifications
 

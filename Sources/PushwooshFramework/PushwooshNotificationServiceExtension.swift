@@ -1,5 +1,5 @@
 @_exported import Foundation
-import NSEKit
+import NSEPipeline
 import Synchronization
 import UserNotifications
 

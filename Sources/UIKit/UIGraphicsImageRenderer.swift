@@ -1,5 +1,7 @@
 import Foundation
-import NSEKit
+import NSEBatch
+import NSEMedia
+import NSEReports
 import UserNotifications
 
 /// The main screen, for code that scales by it: an iPhone with a 3x display.

@@ -1,5 +1,7 @@
 @_exported import Foundation
-import NSEKit
+import NSEPush
+import NSEMedia
+import NSEBatch
 import UserNotifications
 
 /// `UIImage` as a Notification Service Extension uses it: decode downloaded bytes, resize, encode again.

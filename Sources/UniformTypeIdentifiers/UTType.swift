@@ -1,5 +1,7 @@
 import Foundation
-import NSEKit
+import NSEMedia
+import NSEPush
+import NSEReports
 
 /// A uniform type identifier, as `UniformTypeIdentifiers` (iOS 14) describes it. Extensions use it for
 /// the attachment type hint: `UNNotificationAttachmentOptionsTypeHintKey: UTType.png.identifier`.

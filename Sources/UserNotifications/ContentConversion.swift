@@ -1,5 +1,7 @@
 import Foundation
-import NSEKit
+import NSEMedia
+import NSEPush
+import NSEReports
 
 extension UNNotificationContent {
     /// The content iOS hands the extension for a payload.

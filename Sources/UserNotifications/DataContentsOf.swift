@@ -1,5 +1,6 @@
 import Foundation
-import NSEKit
+import NSEMedia
+import NSEPush
 
 extension Data {
     /// `Data(contentsOf:)` as an extension calls it. On Linux, Foundation's returns nothing for an http(s) URL

@@ -1,7 +1,11 @@
 import Foundation
-import Synchronization
+import NSEBatch
 import NSEConcurrency
-import NSEKit
+import NSEMedia
+import NSEPipeline
+import NSEPush
+import NSEReports
+import Synchronization
 
 /// One harness run as the UserNotifications and Firebase stand-ins see it: the time budget, the network
 /// settings, and where findings go. Shared by the extension's threads; `lock` guards the mutable state.

@@ -1,5 +1,7 @@
 import Foundation
-import NSEKit
+import NSEBatch
+import NSEPipeline
+import NSEPush
 import os
 
 /// How the framework stand-ins (`os`, `UIKit`, `Intents`, the extension's container, the notification center)

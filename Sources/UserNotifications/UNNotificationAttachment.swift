@@ -1,5 +1,8 @@
 import Foundation
-import NSEKit
+import NSEBatch
+import NSEMedia
+import NSEPush
+import NSEReports
 
 /// The type identifier to use instead of the one the file extension implies (a String UTI).
 public let UNNotificationAttachmentOptionsTypeHintKey = "UNNotificationAttachmentOptionsTypeHintKey"

@@ -1,5 +1,6 @@
 import Foundation
-import NSEKit
+import NSEPush
+import NSEReports
 
 /// How an action behaves when the user taps it.
 public struct UNNotificationActionOptions: OptionSet, Sendable, Hashable {

@@ -1,5 +1,5 @@
 import Foundation
-import NSEKit
+import NSEPush
 
 /// What can turn a notification into a communication notification: `INSendMessageIntent` (Intents).
 public protocol UNNotificationContentProviding: NSObjectProtocol {

@@ -1,5 +1,5 @@
 import Foundation
-import NSEKit
+import NSEPush
 
 /// A notification already in Notification Center.
 open class UNNotification: NSObject, @unchecked Sendable {

@@ -1,7 +1,10 @@
 import Foundation
-import Synchronization
 import FoundationNetworking
-import NSEKit
+import NSEBatch
+import NSEMedia
+import NSEPipeline
+import NSEPush
+import Synchronization
 
 /// A task of the stand-in `URLSession`: created suspended, started by `resume()`, run on a thread of its own
 /// through the emulated network, completed once (handler or delegate), as on iOS.

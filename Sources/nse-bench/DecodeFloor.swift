@@ -1,7 +1,9 @@
 import Foundation
-import Synchronization
 import NSEConcurrency
-import NSEKit
+import NSEMedia
+import NSEPush
+import NSEReports
+import Synchronization
 
 /// The least time the batch could take: decoding the same images with the same libraries (ImageDecoder over
 /// libjpeg-turbo, libpng and giflib, every row of every frame), on every core, with nothing else to do.

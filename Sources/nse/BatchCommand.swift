@@ -1,7 +1,11 @@
-import ArgumentParser
 import Foundation
+import ArgumentParser
+import NSEBatch
 import NSEHarness
-import NSEKit
+import NSEMedia
+import NSEPipeline
+import NSEPush
+import NSEReports
 
 struct BatchCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(

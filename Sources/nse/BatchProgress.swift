@@ -1,5 +1,7 @@
 import Foundation
-import NSEKit
+import NSEMedia
+import NSEPipeline
+import NSEReports
 import Synchronization
 
 /// What the user sees while a batch runs: a redrawn progress line on a terminal, one line per file (in input

@@ -1,7 +1,11 @@
 import Foundation
+import NSEBatch
 import NSEConcurrency
+import NSEMedia
+import NSEPipeline
+import NSEPush
+import NSEReports
 import Synchronization
-import NSEKit
 
 /// Keeps one push from stopping a batch, even through a crash of nse itself.
 ///

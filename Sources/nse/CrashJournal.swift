@@ -1,5 +1,7 @@
 import Foundation
-import NSEKit
+import NSEBatch
+import NSEMedia
+import NSEReports
 
 /// What a batch worker was doing, written as it happens so that it survives the worker's crash: a line
 /// `S <index> <path>` when a push starts and `D <index>` when its result is saved (indexes into the worker's

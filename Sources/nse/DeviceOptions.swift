@@ -1,6 +1,10 @@
-import ArgumentParser
 import Foundation
-import NSEKit
+import ArgumentParser
+import NSEBatch
+import NSEMedia
+import NSEPipeline
+import NSEPush
+import NSEReports
 
 /// The device assumptions a user may change: the documented defaults are in the README.
 struct DeviceOptions: ParsableArguments {

@@ -1,7 +1,11 @@
+import Foundation
 import ArgumentParser
 import CSystem
-import Foundation
-import NSEKit
+import NSEBatch
+import NSEMedia
+import NSEPipeline
+import NSEPush
+import NSEReports
 
 @main
 struct NSECommand: AsyncParsableCommand {

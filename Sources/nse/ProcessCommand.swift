@@ -1,7 +1,11 @@
-import ArgumentParser
 import Foundation
-import NSEKit
+import ArgumentParser
+import NSEBatch
 import NSEHarness
+import NSEMedia
+import NSEPipeline
+import NSEPush
+import NSEReports
 
 struct ProcessCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -116,10 +120,6 @@ struct ProcessCommand: AsyncParsableCommand {
         for file in files {
             var comparison = SDKComparison(input: file, detected: HelperChoice(sdk: .firebase, selection: .default, reason: ""))
             for sdk in PushSDK.allCases {
-                guard BuiltInExtensions.isAvailable(sdk) else {
-                    comparison.helpers.append(SDKComparison.Row(unavailable: sdk))
-                    continue
-                }
                 var emulator = Emulator(profile: device.profile, changes: changes.changes, hostMapping: hostMapping, sdk: .only(sdk))
                 emulator.platform = platform
                 let result = await emulator.process(file: URL(fileURLWithPath: file))

@@ -1,6 +1,8 @@
-import ArgumentParser
 import Foundation
-import NSEKit
+import ArgumentParser
+import NSEMedia
+import NSEPush
+import NSEReports
 
 /// `--html`, `--app-name` and `--strict`, shared by `process` and `batch`.
 struct ReportOptions: ParsableArguments {

@@ -1,6 +1,8 @@
-import ArgumentParser
 import Foundation
-import NSEKit
+import ArgumentParser
+import NSEPipeline
+import NSEPush
+import NSEReports
 
 extension Platform: ExpressibleByArgument {}
 extension AppState: ExpressibleByArgument {}

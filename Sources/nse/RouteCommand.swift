@@ -1,6 +1,9 @@
-import ArgumentParser
 import Foundation
-import NSEKit
+import ArgumentParser
+import NSEBatch
+import NSEPipeline
+import NSEPush
+import NSEReports
 
 struct RouteCommand: ParsableCommand {
     static let configuration = CommandConfiguration(

@@ -1,9 +1,14 @@
 import Foundation
+
 #if canImport(FoundationXML)
 import FoundationXML
 #endif
 import NSEConcurrency
-import NSEKit
+import NSEPush
+import NSEMedia
+import NSEPipeline
+import NSEReports
+import NSEBatch
 import NSEMediaServer
 import Synchronization
 import NSETestSupport

@@ -1,9 +1,13 @@
 import Foundation
+import NSEBatch
 import NSEConcurrency
-import NSEKit
+import NSEMedia
 import NSEMediaServer
-import Synchronization
+import NSEPipeline
+import NSEPush
+import NSEReports
 import NSETestSupport
+import Synchronization
 import Testing
 
 /// `nse batch` survives a crash of nse itself: the worker that crashed is replaced, the push it crashed on is

@@ -1,5 +1,8 @@
 import Foundation
-import NSEKit
+import NSEBatch
+import NSEPipeline
+import NSEPush
+import NSEReports
 import NSETestSupport
 import Testing
 

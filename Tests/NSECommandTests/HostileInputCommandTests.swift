@@ -1,5 +1,9 @@
 import Foundation
-import NSEKit
+import NSEBatch
+import NSEMedia
+import NSEPipeline
+import NSEPush
+import NSEReports
 import Testing
 
 /// Hostile or mistaken inputs given to the real executable: each ends with a diagnostic in the user's words and

@@ -1,5 +1,8 @@
 import Foundation
-import NSEKit
+import NSEBatch
+import NSEMedia
+import NSEPipeline
+import NSEPush
 import Testing
 
 /// The image-check limits as options of the real executable: each reaches the checker and stops the bundled

@@ -1,5 +1,9 @@
 import Foundation
-import NSEKit
+import NSEBatch
+import NSEMedia
+import NSEPipeline
+import NSEPush
+import NSEReports
 import Testing
 
 /// `--info-plist`: the extension's App Transport Security decides which image hosts load over http.

@@ -1,5 +1,8 @@
 import Foundation
-import NSEKit
+import NSEBatch
+import NSEMedia
+import NSEPipeline
+import NSEPush
 import Testing
 
 /// `nse lint`, `nse resolve` and `nse route` end to end: exit statuses and the JSON each prints.

@@ -1,5 +1,8 @@
 import Foundation
-import NSEKit
+import NSEBatch
+import NSEMedia
+import NSEPipeline
+import NSEPush
 import Testing
 
 /// `nse process` end to end: the real executable, the bundled samples, the loopback media server it starts.

@@ -1,6 +1,9 @@
 import Foundation
+import NSEBatch
 import NSEHarness
-import NSEKit
+import NSEMedia
+import NSEPipeline
+import NSEPush
 import Testing
 
 /// `--sdk` on process, batch and extension, through the real executable and the bundled samples.
@@ -43,15 +46,6 @@ struct SDKCommandTests {
         #expect(run.status == 1)
     }
 
-    /// Holds until every SDK's stand-in is merged; then there is no SDK left to be missing.
-    @Test func anSDKNotInTheBuildIsAUsageErrorNamingTheAvailableOnes() async throws {
-        guard let missing = PushSDK.allCases.first(where: { !BuiltInExtensions.isAvailable($0) }) else { return }
-        let run = try await runNSE(["process", "samples/payloads/jpeg-ok.json", "--sdk", missing.rawValue] + media)
-        #expect(run.status == 2)
-        #expect(run.stderr.contains("\(missing.displayName)'s helper is not in this build"))
-        #expect(run.stderr.contains(BuiltInExtensions.available.map(\.rawValue).joined(separator: ", ")))
-    }
-
     @Test func allShowsTheHelpersSideBySideWhereTheyDisagree() async throws {
         let run = try await runNSE(["process", "samples/sdks/compare/filename-query.json", "--sdk", "all", "--format", "text"] + media)
         // The detected helper (OneSignal) shows the image: its verdict is the exit status.
@@ -60,11 +54,9 @@ struct SDKCommandTests {
         let cells = lines.map { $0.split(separator: " ").map(String.init) }
         #expect(cells.contains { $0.prefix(2) == ["Firebase", "none"] && $0.last == "media.unrecognized-type" })
         #expect(cells.contains { $0.prefix(5) == ["*", "OneSignal", "shown", "public.jpeg", "600x300"] })
-        let missing = PushSDK.allCases.filter { !BuiltInExtensions.isAvailable($0) }.map(\.displayName)
-        #expect(run.stdout.contains("not in this build (unavailable, not checked): \(missing.joined(separator: ", "))") || missing.isEmpty)
     }
 
-    @Test func allAsJSONHasARowPerSDKUnavailableOnesIncluded() async throws {
+    @Test func allAsJSONHasARowPerSDK() async throws {
         let run = try await runNSE(["process", "samples/sdks/compare/webp.json", "--sdk", "all", "--format", "json"] + media)
         #expect(run.status == 1)
         let comparison = try decodeJSON(SDKComparison.self, run.stdout)
@@ -74,11 +66,7 @@ struct SDKCommandTests {
         let onesignal = try #require(comparison.helpers.first { $0.sdk == .onesignal })
         #expect(firebase.reason?.code == .mediaUnsupportedFormat)
         #expect(onesignal.reason?.code == .sdkOneSignalUnsupportedType)
-        for row in comparison.helpers {
-            #expect(row.available == BuiltInExtensions.isAvailable(row.sdk))
-            // A helper that is not in the build is listed, never silently dropped, and has no outcome.
-            #expect(row.available || row.outcome == nil)
-        }
+        #expect(comparison.helpers.allSatisfy { $0.outcome != nil })
         #expect(comparison.detection.map(\.code) == [.sdkDetectAmbiguous])
     }
 

@@ -1,12 +1,15 @@
-import CImageFixtures
 import Foundation
-import Synchronization
-import NSEKit
+import CImageFixtures
+import NSEBatch
+@testable import NSEHarness
+import NSEMedia
 import NSEMediaServer
+import NSEPipeline
+import NSEPush
+import NSEReports
+import Synchronization
 import Testing
 import UserNotifications
-
-@testable import NSEHarness
 
 /// The harness in a test suite: what it leaves behind, and how it judges calls and memory when the machine is
 /// busy or other tests run extensions at the same time.

@@ -1,7 +1,11 @@
-import CImageFixtures
 import Foundation
+import CImageFixtures
+@testable import NSEBatch
 import NSEHarness
-@testable import NSEKit
+@testable import NSEMedia
+@testable import NSEPipeline
+@testable import NSEPush
+@testable import NSEReports
 import Testing
 import UserNotifications
 

@@ -1,8 +1,10 @@
 import Foundation
-import NSEMediaServer
-import Testing
-@testable import NSEKit
 import NSEHarness
+@testable import NSEMedia
+import NSEMediaServer
+@testable import NSEPipeline
+@testable import NSEPush
+import Testing
 
 /// Every command gives the same verdict on the same input: `lint`, `route` (both app states) and `resolve` (FCM
 /// messages) make the same findings, and `process` (which `batch` and the extension harness run) finds every one

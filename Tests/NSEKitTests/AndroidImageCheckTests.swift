@@ -1,8 +1,12 @@
 import Foundation
+@testable import NSEBatch
+@testable import NSEMedia
 import NSEMediaServer
-import Testing
+@testable import NSEPipeline
+@testable import NSEPush
+@testable import NSEReports
 import SDKTestSupport
-@testable import NSEKit
+import Testing
 
 /// The Android side of `process`: firebase-messaging's image download (1 MiB, 5 s, BitmapFactory's formats)
 /// against a real server on 127.0.0.1.

@@ -1,6 +1,9 @@
 import Foundation
+@testable import NSEBatch
+@testable import NSEMedia
+@testable import NSEPush
+@testable import NSEReports
 import Testing
-@testable import NSEKit
 
 /// How Firebase's helper names the downloaded file, and what type iOS then gives it.
 struct AttachmentNamingTests {

@@ -1,6 +1,10 @@
 import Foundation
+@testable import NSEBatch
+@testable import NSEMedia
+@testable import NSEPipeline
+@testable import NSEPush
+@testable import NSEReports
 import Testing
-@testable import NSEKit
 
 /// Which files a batch takes, in which order, and where their results go.
 struct BatchDiscoveryTests {

@@ -1,11 +1,16 @@
 import Foundation
+
 #if canImport(FoundationXML)
 import FoundationXML
 #endif
 import NSEMediaServer
 import NSETestSupport
 import Testing
-@testable import NSEKit
+@testable import NSEPush
+@testable import NSEMedia
+@testable import NSEPipeline
+@testable import NSEReports
+@testable import NSEBatch
 
 /// `report.json`, the JUnit XML and the text a batch prints: well-formed, complete, with the right counts.
 struct BatchReportTests {

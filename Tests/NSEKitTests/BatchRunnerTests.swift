@@ -1,9 +1,12 @@
 import Foundation
+@testable import NSEBatch
+@testable import NSEMedia
 import NSEMediaServer
+@testable import NSEPipeline
+@testable import NSEPush
+@testable import NSEReports
 import Synchronization
 import Testing
-@testable import NSEKit
-@testable import NSEMedia
 
 /// `BatchRunner` against a real loopback server: layout, atomic replacement, shared downloads, hostile
 /// servers and cancellation.

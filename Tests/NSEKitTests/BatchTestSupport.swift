@@ -1,8 +1,12 @@
 import Foundation
+@testable import NSEBatch
+@testable import NSEMedia
 import NSEMediaServer
+@testable import NSEPipeline
+@testable import NSEPush
+@testable import NSEReports
 import Synchronization
 import Testing
-@testable import NSEKit
 
 /// A folder of push files for batch tests, written as a team keeps them: nested folders of APNs payloads.
 struct PayloadTree {

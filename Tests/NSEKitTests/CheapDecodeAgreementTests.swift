@@ -6,7 +6,10 @@
 import CImageFixtures
 import CNSE
 import Foundation
-@testable import NSEKit
+@testable import NSEPush
+@testable import NSEMedia
+@testable import NSEReports
+@testable import NSEBatch
 import Testing
 
 @Suite(.serialized)

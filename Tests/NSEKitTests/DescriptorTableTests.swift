@@ -1,5 +1,7 @@
 import Foundation
-@testable import NSEKit
+@testable import NSEMedia
+@testable import NSEPipeline
+@testable import NSEReports
 import Testing
 
 /// A batch grows the kernel's descriptor table once, ahead, instead of the kernel doubling it (an RCU grace

@@ -3,7 +3,9 @@
 
 import CNSE
 import Foundation
-@testable import NSEKit
+@testable import NSEPush
+@testable import NSEMedia
+@testable import NSEReports
 import Testing
 
 struct FuzzRegressionTests {

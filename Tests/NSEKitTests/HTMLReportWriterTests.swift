@@ -1,7 +1,11 @@
-import CImageFixtures
 import Foundation
+import CImageFixtures
+@testable import NSEBatch
+@testable import NSEMedia
+@testable import NSEPipeline
+@testable import NSEPush
+@testable import NSEReports
 import Testing
-@testable import NSEKit
 
 /// The HTML report's writer: cards in the order a reader wants, whatever order pushes finish in, and previews
 /// reused for pushes that share an image.

@@ -1,8 +1,12 @@
 import Foundation
-import NSEMediaServer
-import Testing
-@testable import NSEKit
+@testable import NSEBatch
 import NSEHarness
+@testable import NSEMedia
+import NSEMediaServer
+@testable import NSEPipeline
+@testable import NSEPush
+@testable import NSEReports
+import Testing
 
 /// Servers that misbehave: every transfer must end within the time budget with the right diagnosis.
 /// The hang guard is the suite's time limit; durations are checked only from below (nothing ends before its budget).

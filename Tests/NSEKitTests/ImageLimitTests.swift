@@ -6,7 +6,11 @@ import CImageFixtures
 import CNSE
 import Foundation
 import NSEMediaServer
-@testable import NSEKit
+@testable import NSEPush
+@testable import NSEMedia
+@testable import NSEPipeline
+@testable import NSEReports
+@testable import NSEBatch
 import Testing
 
 struct ImageLimitTests {

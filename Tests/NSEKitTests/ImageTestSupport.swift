@@ -4,7 +4,10 @@
 import CImageFixtures
 import CNSE
 import Foundation
-@testable import NSEKit
+@testable import NSEPush
+@testable import NSEMedia
+@testable import NSEReports
+@testable import NSEBatch
 import Testing
 
 /// A fresh directory under the system's temporary directory, removed when the last reference goes away.

@@ -1,6 +1,9 @@
 import Foundation
+@testable import NSEBatch
+@testable import NSEPipeline
+@testable import NSEPush
+@testable import NSEReports
 import Testing
-@testable import NSEKit
 
 /// Lint as the first stage of `process`: its findings are in the result, refusals stop the pipeline, and good
 /// payloads gain nothing.

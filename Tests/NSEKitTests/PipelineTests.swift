@@ -1,9 +1,13 @@
 import Foundation
-import NSEMediaServer
-import Testing
-import SDKTestSupport
-@testable import NSEKit
+@testable import NSEBatch
 import NSEHarness
+@testable import NSEMedia
+import NSEMediaServer
+@testable import NSEPipeline
+@testable import NSEPush
+@testable import NSEReports
+import SDKTestSupport
+import Testing
 
 /// The whole path, push to what the phone shows, against a real HTTP server on 127.0.0.1 and the real codecs.
 struct PipelineTests {

@@ -1,9 +1,12 @@
 import Foundation
+@testable import NSEBatch
+import NSEHarness
+@testable import NSEMedia
+@testable import NSEPipeline
+@testable import NSEPush
+@testable import NSEReports
 import NSETestSupport
 import Testing
-@testable import NSEKit
-@testable import NSEPush
-import NSEHarness
 
 private func push(_ text: String, fileExtension: String = "json") throws -> ReceivedPush {
     try PushReader.parse(Data(text.utf8), fileExtension: fileExtension)

@@ -1,8 +1,11 @@
 import Foundation
-import NSEMediaServer
-import Testing
-@testable import NSEKit
+@testable import NSEBatch
 import NSEHarness
+@testable import NSEMedia
+import NSEMediaServer
+@testable import NSEPipeline
+@testable import NSEPush
+import Testing
 
 /// Every redirect hop is judged as the device judges it, and under a host mapping (`--media`) every hop goes to
 /// the loopback server: never to the host a Location names.

@@ -1,9 +1,13 @@
 import Foundation
+@testable import NSEBatch
+import NSEHarness
+@testable import NSEMedia
 import NSEMediaServer
+@testable import NSEPipeline
+@testable import NSEPush
+@testable import NSEReports
 import Synchronization
 import Testing
-@testable import NSEKit
-import NSEHarness
 
 /// What users and CI read, asserted whole against recorded files under `Tests/Snapshots/`, so any change in
 /// output is a reviewed diff. The results come from real runs of bundled samples (loopback media server, the

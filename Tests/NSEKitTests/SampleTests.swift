@@ -1,9 +1,12 @@
 import Foundation
-import NSEMediaServer
-import Testing
-@testable import NSEKit
 import NSEHarness
+@testable import NSEMedia
+import NSEMediaServer
+@testable import NSEPipeline
+@testable import NSEPush
+@testable import NSEReports
 import SDKTestSupport
+import Testing
 
 /// Every bundled sample gives the outcome and diagnostics `samples/expected.json` promises, served by the same
 /// loopback media server `nse process --media samples/media` uses.

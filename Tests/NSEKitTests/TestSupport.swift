@@ -1,10 +1,13 @@
-import CImageFixtures
 import Foundation
-import NSETestSupport
-import NSEMediaServer
-import Testing
-@testable import NSEKit
+import CImageFixtures
 import NSEHarness
+@testable import NSEMedia
+import NSEMediaServer
+@testable import NSEPipeline
+@testable import NSEPush
+@testable import NSEReports
+import NSETestSupport
+import Testing
 
 /// A temporary folder removed when the value is no longer used.
 final class TemporaryFolder: Sendable {

@@ -1,8 +1,11 @@
+import Foundation
 import CImageFixtures
 import CNSE
-import Foundation
+@testable import NSEBatch
+@testable import NSEMedia
+@testable import NSEPush
+@testable import NSEReports
 import Testing
-@testable import NSEKit
 
 /// The report's previews, made by scaled decoding: size, clipping, frames, limits, and the bytes they take.
 struct ThumbnailTests {

@@ -1,10 +1,13 @@
 import Foundation
+@testable import NSEBatch
 import NSEConcurrency
+@testable import NSEMedia
 import NSEMediaServer
+@testable import NSEPipeline
+@testable import NSEPush
+@testable import NSEReports
 import Synchronization
 import Testing
-@testable import NSEKit
-@testable import NSEMedia
 
 /// Every download shares one network thread (libcurl's multi interface): many transfers in flight without a
 /// thread each, connections reused, cancellation and each push's own budget kept. Hang guards only; no test

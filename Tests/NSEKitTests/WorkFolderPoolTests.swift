@@ -1,6 +1,8 @@
 import Foundation
+@testable import NSEMedia
+@testable import NSEPipeline
+@testable import NSEReports
 import Testing
-@testable import NSEKit
 
 /// A batch's working folders are reused, so a push must find its folder as empty as a new one, except for the
 /// attachment store's folders (emptied), and emptying must never reach outside it through a link.

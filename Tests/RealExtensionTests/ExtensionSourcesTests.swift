@@ -1,6 +1,10 @@
 import Foundation
+import NSEBatch
 import NSEHarness
-import NSEKit
+import NSEMedia
+import NSEPipeline
+import NSEPush
+import NSEReports
 import Testing
 
 /// How `nse extension` reads an Xcode extension folder, without building it.

@@ -1,8 +1,12 @@
-import CImageFixtures
 import Foundation
+import CImageFixtures
+import NSEBatch
 import NSEHarness
-import NSEKit
+import NSEMedia
 import NSEMediaServer
+import NSEPipeline
+import NSEPush
+import NSEReports
 import Testing
 
 /// Apps' extensions (RealAppExtensions.swift) run by the harness: each test asserts what the phone shows, and

@@ -1,9 +1,10 @@
-import CImageFixtures
 import Foundation
-import NSEKit
-import os
+import CImageFixtures
+import NSEMedia
+import NSEReports
 import Testing
 import UniformTypeIdentifiers
+import os
 
 /// The framework stand-ins on their own: what apps' calls return.
 struct StandInFrameworkTests {

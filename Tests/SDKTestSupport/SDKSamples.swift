@@ -1,7 +1,11 @@
 import Foundation
+import NSEBatch
 import NSEHarness
-import NSEKit
+import NSEMedia
 import NSEMediaServer
+import NSEPipeline
+import NSEPush
+import NSEReports
 import UserNotifications
 
 /// What `samples/sdks/<sdk>/expected.json` says of one payload: the outcome, whether the image shows, the codes

@@ -1,4 +1,7 @@
-@testable import NSEKit
+@testable import NSEBatch
+@testable import NSEPipeline
+@testable import NSEPush
+@testable import NSEReports
 import Testing
 
 /// The terminal report of what an app's extension did, asserted whole.

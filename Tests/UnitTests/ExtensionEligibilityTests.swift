@@ -1,7 +1,10 @@
 import Foundation
+@testable import NSEBatch
+@testable import NSEPipeline
+@testable import NSEPush
+@testable import NSEReports
 import NSETestSupport
 import Testing
-@testable import NSEKit
 
 struct ExtensionEligibilityTests {
     @Test(arguments: [

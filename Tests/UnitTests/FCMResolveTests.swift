@@ -1,7 +1,7 @@
 import Foundation
+@testable import NSEPush
 import NSETestSupport
 import Testing
-@testable import NSEKit
 
 /// `nse resolve`: a worked example of FCM's precedence rules (Firebase: FCM HTTP v1 reference, "REST Resource:
 /// projects.messages") on both platforms, then every precedence rule on its own.

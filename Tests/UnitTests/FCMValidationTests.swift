@@ -1,7 +1,9 @@
 import Foundation
+@testable import NSEMedia
+@testable import NSEPush
+@testable import NSEReports
 import NSETestSupport
 import Testing
-@testable import NSEKit
 
 /// FCM's own checks, one rule per test.
 struct FCMValidationTests {

@@ -1,6 +1,8 @@
 import Foundation
+@testable import NSEPipeline
+@testable import NSEPush
+@testable import NSEReports
 import NSETestSupport
-@testable import NSEKit
 import Testing
 
 /// Every report says which SDK's helper ran when it is not Firebase's by default, and none repeats the default.

@@ -1,8 +1,9 @@
 import Foundation
+@testable import NSEBatch
+@testable import NSEPush
+@testable import NSEReports
 import NSETestSupport
 import Testing
-@testable import NSEKit
-@testable import NSEPush
 
 struct InputTests {
     private func parse(_ text: String, fileExtension: String = "json") throws(InputError) -> ReceivedPush {

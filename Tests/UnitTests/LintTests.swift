@@ -1,8 +1,10 @@
 import Foundation
+@testable import NSEBatch
+@testable import NSEMedia
+@testable import NSEPush
+@testable import NSEReports
 import NSETestSupport
 import Testing
-@testable import NSEKit
-@testable import NSEPush
 
 /// Parses `text` as a JSON object, for tables that write payloads inline.
 func object(_ text: String) throws -> [String: JSONValue] {

@@ -1,6 +1,9 @@
 import Foundation
+@testable import NSEMedia
+@testable import NSEPipeline
+@testable import NSEPush
+@testable import NSEReports
 import NSETestSupport
-@testable import NSEKit
 import Testing
 
 /// A result keeps its fields in a shared box (`CopyOnWrite`), yet behaves as the value it was: a copy changed in

@@ -1,7 +1,10 @@
 import Foundation
+@testable import NSEBatch
+@testable import NSEPipeline
+@testable import NSEPush
+@testable import NSEReports
 import NSETestSupport
 import Testing
-@testable import NSEKit
 
 /// `nse route`: every cell of the reception table (Firebase: "Receive messages in an Android app"; Apple: "Pushing
 /// background updates to your App"), through the whole path

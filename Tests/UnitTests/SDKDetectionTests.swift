@@ -1,6 +1,8 @@
 import Foundation
+import NSEMedia
+import NSEPush
+import NSEReports
 import NSETestSupport
-import NSEKit
 import Testing
 
 /// `--sdk auto`: which helper a payload's keys point to, as each SDK's servers send them.

@@ -1,6 +1,8 @@
 import Foundation
+import NSEMedia
+import NSEPush
+import NSEReports
 import NSETestSupport
-import NSEKit
 import Testing
 
 /// App Transport Security as the extension's Info.plist sets it: one policy for Firebase's helper, the

@@ -4,14 +4,17 @@ import BrazeNotificationService
 import CTNotificationService
 import IterableAppExtensions
 import Mixpanel
-import NSEKit
+import NSEMedia
+import NSEPipeline
+import NSEPush
+import NSEReports
 import UserNotifications
 
 /// The command line's built-in extension for each SDK: an extension written as that SDK's documentation tells
 /// apps to write theirs, importing the SDK's stand-in module, run by `HarnessRunner` as an app's own would be.
-/// One `case` per SDK whose stand-in is in this build; `nil` is an SDK the CLI reports as unavailable.
+/// One `case` per SDK: every SDK nse knows has its stand-in in the build.
 public enum BuiltInExtensions {
-    public static func make(_ sdk: PushSDK, changes: ContentChanges) -> UNNotificationServiceExtension? {
+    public static func make(_ sdk: PushSDK, changes: ContentChanges) -> UNNotificationServiceExtension {
         switch sdk {
         case .firebase: return FirebaseBuiltInService(changes: changes)
         case .onesignal: return OneSignalBuiltInService(changes: changes)
@@ -25,14 +28,5 @@ public enum BuiltInExtensions {
         case .mixpanel: return ChangedSDKExtension(MPNotificationServiceExtension(), changes: changes, at: .onWhatTheSDKDelivers)
         case .notificare: return NotificareBuiltInService(changes: changes)
         }
-    }
-
-    /// The SDKs whose helper this build can run.
-    public static var available: [PushSDK] {
-        PushSDK.allCases.filter { make($0, changes: ContentChanges()) != nil }
-    }
-
-    public static func isAvailable(_ sdk: PushSDK) -> Bool {
-        make(sdk, changes: ContentChanges()) != nil
     }
 }

@@ -1,4 +1,8 @@
-import NSEKit
+import NSEBatch
+import NSEMedia
+import NSEPipeline
+import NSEPush
+import NSEReports
 import UserNotifications
 
 /// Runs the built-in extension of the SDK that `--sdk` names, or that the payload's keys point to
@@ -16,15 +20,9 @@ struct BuiltInHelperRunner: ExtensionRunner {
         if let warning { state.diagnostics.append(warning) }
         let changes = changes
         let sdk = choice.sdk
-        guard BuiltInExtensions.isAvailable(sdk) else {
-            // Not emulated is not "no image": the verdict fails and says why, rather than passing unchecked.
-            state.mediaRequested = true
-            state.diagnostics.append(.error(.sdkUnavailable, Self.unavailableMessage(choice)))
-            return .delivered
-        }
         // Memory is not measured: the built-in extensions stream to disk, and batch runs extensions concurrently.
         var runner = HarnessRunner(memoryMeasurement: .off, changesContent: !changes.isEmpty) {
-            BuiltInExtensions.make(sdk, changes: changes) ?? UNNotificationServiceExtension()
+            BuiltInExtensions.make(sdk, changes: changes)
         }
         // The command line's own extension: its requests and handler calls are the emulator's, not the user's.
         runner.reportsActivity = false
@@ -46,11 +44,6 @@ struct BuiltInHelperRunner: ExtensionRunner {
         case .auto, .all:
             return SDKDetection.choose(for: payload)
         }
-    }
-
-    static func unavailableMessage(_ choice: HelperChoice) -> String {
-        let available = BuiltInExtensions.available.map(\.rawValue).joined(separator: ", ")
-        return "\(choice.sdk.displayName)'s helper (\(choice.reason)) is not in this build of nse: its stand-in module \(choice.sdk.moduleName) is missing, so the image and the content changes it would make are NOT checked. Helpers in this build: \(available)."
     }
 }
 

@@ -1,4 +1,4 @@
-import NSEKit
+import NSEPipeline
 import UserNotifications
 
 /// `--sdk braze|clevertap|iterable|airship|batch|mixpanel`: the SDK's documented extension, which is an empty

@@ -1,4 +1,4 @@
-import NSEKit
+import NSEPipeline
 import UserNotifications
 
 extension ContentChanges {

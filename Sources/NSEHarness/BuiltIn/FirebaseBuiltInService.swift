@@ -1,5 +1,5 @@
 import FirebaseMessaging
-import NSEKit
+import NSEPipeline
 import UserNotifications
 
 /// The command line's extension for `--sdk firebase`, written as Firebase's documentation tells apps to write

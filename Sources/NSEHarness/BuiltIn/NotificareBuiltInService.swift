@@ -1,4 +1,4 @@
-import NSEKit
+import NSEPipeline
 import NotificareNotificationServiceExtensionKit
 import UserNotifications
 

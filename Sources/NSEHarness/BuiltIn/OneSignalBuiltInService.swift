@@ -1,4 +1,4 @@
-import NSEKit
+import NSEPipeline
 import OneSignalExtension
 import UserNotifications
 

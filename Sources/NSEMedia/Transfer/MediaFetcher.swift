@@ -57,7 +57,7 @@ public struct FetchedResponse: Sendable {
 public struct MediaFetcher: Sendable {
     public var profile: DeviceProfile
     public var hostMapping: MediaHostMapping?
-    /// When set (by a batch), `fetchBlocking` does not fetch a URL already fetched with the same profile and mapping:
+    /// When set (by a batch), `fetch` does not fetch a URL already fetched with the same profile and mapping:
     /// the cache hands out its own copy of the earlier download.
     public var cache: SharedMediaCache?
 
@@ -115,20 +115,6 @@ public struct MediaFetcher: Sendable {
         guard !tokens.contains(where: \.isCancelled) else { return completion(.failure(.cancelled)) }
         let request = transferRequest(url, to: destination, deadline: deadline, sizeLimit: sizeLimit)
         TransferEngine.shared.submit(CurlTransfer(request, cancellations: tokens) { completion($0.media(file: destination)) })
-    }
-
-    /// Downloads on the calling thread, which it blocks until the network thread is done: for code that runs on
-    /// a thread of its own, as URLSession's callbacks do on iOS, and must not wait for Swift's cooperative pool.
-    /// With a `cache`, as `fetch`.
-    public func fetchBlocking(
-        _ url: URL,
-        to destination: URL,
-        deadline: ContinuousClock.Instant,
-        sizeLimit: @escaping @Sendable (ResponseHead) -> Int
-    ) throws(MediaFetchError) -> FetchedMedia {
-        let latch = Latch<Result<FetchedMedia, MediaFetchError>>()
-        fetch(url, to: destination, deadline: deadline, sizeLimit: sizeLimit) { latch.open($0) }
-        return try latch.wait().get()
     }
 
     /// Makes an app's request on the calling thread, which it blocks (URLSession's tasks run on threads of their

@@ -62,11 +62,6 @@ public struct ExtensionContext: Sendable {
     }
 }
 
-/// Thrown by a helper that is still waiting when the time budget runs out.
-public struct TimeBudgetExpired: Error, Sendable {
-    public init() {}
-}
-
 /// How the extension's run ended, which decides what the phone shows.
 public enum ExtensionDelivery: Sendable, Equatable {
     /// The content handler was called with `state.bestAttemptContent` in time.

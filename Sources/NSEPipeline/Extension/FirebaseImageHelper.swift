@@ -12,19 +12,6 @@ import NSEPush
 public struct FirebaseImageHelper: Sendable {
     public init() {}
 
-    /// Adds the image `request` asks for to `state.bestAttemptContent`; throws when the time budget ran out first.
-    ///
-    /// `request` is read from the content handed to the helper (`ImageRequest.firebase(in:)`), as the SDK reads
-    /// that content's `userInfo`. Blocks the calling thread while downloading; `run(_:state:context:completion:)`
-    /// does the same without holding a thread.
-    public func run(_ request: ImageRequest?, state: inout ExtensionState, context: ExtensionContext) throws(TimeBudgetExpired) {
-        let latch = Latch<Outcome>()
-        run(request, state: state, context: context) { latch.open($0) }
-        let outcome = latch.wait()
-        state = outcome.state
-        if outcome.timedOut { throw TimeBudgetExpired() }
-    }
-
     /// What the helper did: the state with its findings and attachment, and whether time ran out first (the
     /// SDK's download task is then still waiting, so the handler is not called).
     public struct Outcome: Sendable {
@@ -32,8 +19,8 @@ public struct FirebaseImageHelper: Sendable {
         public var timedOut: Bool
     }
 
-    /// The same as `run(_:state:context:)`, ending with a call of `completion`: at once when nothing is to be
-    /// downloaded, else on an executor thread ("nse.firebase", as the SDK's session queue) after the download,
+    /// Adds the image `request` asks for to the state's best-attempt content, then calls `completion`: at once
+    /// when nothing is to be downloaded, else on an executor thread ("nse.firebase", as the SDK's session queue) after the download,
     /// which holds no thread while it runs.
     public func run(_ request: ImageRequest?, state: ExtensionState, context: ExtensionContext, completion: @escaping @Sendable (Outcome) -> Void) {
         var state = state

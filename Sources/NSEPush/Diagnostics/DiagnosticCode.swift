@@ -80,7 +80,6 @@ public enum DiagnosticCode: String, Sendable, Codable, CaseIterable {
 
     // Which SDK's helper runs (SDK/SDKDetection.swift, `--sdk`).
     case sdkDetectAmbiguous = "sdk.detect.ambiguous"
-    case sdkUnavailable = "sdk.unavailable"
     case sdkExtensionMismatch = "sdk.extension-mismatch"
 
     // OneSignal's helper (Sources/OneSignalExtension).

@@ -1,7 +1,10 @@
 import Foundation
+import NSEBatch
 import NSEHarness
-import NSEKit
 import NSEMediaServer
+import NSEPipeline
+import NSEPush
+import NSEReports
 import SDKTestSupport
 import Testing
 

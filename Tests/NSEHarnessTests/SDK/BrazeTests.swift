@@ -1,8 +1,12 @@
-import BrazeNotificationService
 import Foundation
+import BrazeNotificationService
+import NSEBatch
 import NSEHarness
-import NSEKit
+import NSEMedia
 import NSEMediaServer
+import NSEPipeline
+import NSEPush
+import NSEReports
 import Testing
 
 /// Braze's documented extension: an empty subclass of Braze's NotificationService.

@@ -1,9 +1,12 @@
+import Foundation
 import CTNotificationService
 import CleverTapSDK
-import Foundation
+import NSEBatch
 import NSEHarness
-import NSEKit
 import NSEMediaServer
+import NSEPipeline
+import NSEPush
+import NSEReports
 import Testing
 
 /// CTNotificationService's README form: a subclass that calls `super.didReceive`.

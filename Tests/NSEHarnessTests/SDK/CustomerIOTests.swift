@@ -1,8 +1,12 @@
-import CioMessagingPushAPN
 import Foundation
+import CioMessagingPushAPN
+import NSEBatch
 import NSEHarness
-import NSEKit
+import NSEMedia
 import NSEMediaServer
+import NSEPipeline
+import NSEPush
+import NSEReports
 import Testing
 
 /// Customer.io's documented extension.

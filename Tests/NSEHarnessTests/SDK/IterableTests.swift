@@ -1,8 +1,11 @@
 import Foundation
 import IterableAppExtensions
+import NSEBatch
 import NSEHarness
-import NSEKit
+import NSEMedia
 import NSEMediaServer
+import NSEPipeline
+import NSEPush
 import Testing
 
 /// Iterable's documented extension: an empty subclass.

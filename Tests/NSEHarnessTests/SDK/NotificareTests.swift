@@ -1,7 +1,9 @@
 import Foundation
 import NSEHarness
-import NSEKit
 import NSEMediaServer
+import NSEPipeline
+import NSEPush
+import NSEReports
 import SDKTestSupport
 import Testing
 

@@ -1,8 +1,12 @@
-import CImageFixtures
 import Foundation
+import CImageFixtures
+import NSEBatch
 import NSEHarness
-import NSEKit
+import NSEMedia
 import NSEMediaServer
+import NSEPipeline
+import NSEPush
+import NSEReports
 import OneSignalExtension
 import Testing
 import UserNotifications

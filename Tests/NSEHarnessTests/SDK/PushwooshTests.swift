@@ -1,7 +1,11 @@
 import Foundation
+import NSEBatch
 import NSEHarness
-import NSEKit
+import NSEMedia
 import NSEMediaServer
+import NSEPipeline
+import NSEPush
+import NSEReports
 import PushwooshFramework
 import SDKTestSupport
 import Testing

@@ -1,7 +1,10 @@
 import Foundation
+import NSEBatch
 import NSEHarness
-import NSEKit
+import NSEMedia
 import NSEMediaServer
+import NSEPush
+import NSEReports
 import Testing
 
 /// One payload (samples/sdks/compare/extensionless-png.json) carrying Braze's, CleverTap's, Iterable's and

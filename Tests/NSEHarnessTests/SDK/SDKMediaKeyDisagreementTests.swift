@@ -1,7 +1,8 @@
 import Foundation
 import NSEHarness
-import NSEKit
 import NSEMediaServer
+import NSEPipeline
+import NSEPush
 import SDKTestSupport
 import Testing
 

@@ -1,7 +1,10 @@
 import Foundation
 import NSEHarness
-import NSEKit
+import NSEMedia
 import NSEMediaServer
+import NSEPipeline
+import NSEPush
+import NSEReports
 import SDKTestSupport
 import Testing
 import UserNotifications

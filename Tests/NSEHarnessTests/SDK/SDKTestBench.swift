@@ -1,7 +1,11 @@
 import Foundation
+import NSEBatch
 import NSEHarness
-import NSEKit
+import NSEMedia
 import NSEMediaServer
+import NSEPipeline
+import NSEPush
+import NSEReports
 import SDKTestSupport
 import Testing
 import UserNotifications
