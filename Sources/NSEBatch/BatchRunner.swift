@@ -102,6 +102,9 @@ public struct BatchRunner: Sendable {
                     }
                 }
                 func readPushesAhead() {
+                    // With read-ahead off, `ahead` stays 0: reading here would read again, and journal again as
+                    // started, pushes already started at their turn.
+                    guard readAhead > 0 else { return }
                     while ahead < min(next + readAhead, inputs.count), !Task.isCancelled { readNextAhead() }
                 }
                 readPushesAhead()

@@ -58,12 +58,15 @@ public struct Emulator: Sendable {
     public final class ReadAhead: Sendable {
         let push: ReceivedPush
         let checks: CheckReport
+        /// The extension runner's plan, when the extension will run.
+        let plan: ExtensionPlan?
         let readMilliseconds: Double
         let lintMilliseconds: Double
 
-        init(push: ReceivedPush, checks: CheckReport, readMilliseconds: Double, lintMilliseconds: Double) {
+        init(push: ReceivedPush, checks: CheckReport, plan: ExtensionPlan?, readMilliseconds: Double, lintMilliseconds: Double) {
             self.push = push
             self.checks = checks
+            self.plan = plan
             self.readMilliseconds = readMilliseconds
             self.lintMilliseconds = lintMilliseconds
         }
@@ -79,11 +82,12 @@ public struct Emulator: Sendable {
         guard let push = try? PushReader.read(file) else { return nil }
         let checked = ContinuousClock.now
         let checks = check(push)
+        let runsExtension = platform.includesIOS && checks.runsExtension && checks.destination.presentsNotification
+        let plan = runsExtension ? extensionRunner.plan(for: NotificationContent(push), profile: profile) : nil
         let readAhead = ReadAhead(
-            push: push, checks: checks, readMilliseconds: started.duration(to: checked).milliseconds,
+            push: push, checks: checks, plan: plan, readMilliseconds: started.duration(to: checked).milliseconds,
             lintMilliseconds: checked.duration(to: .now).milliseconds)
-        if let mediaCache, platform.includesIOS, checks.runsExtension,
-           let planned = extensionRunner.plannedDownload(for: NotificationContent(push), profile: profile) {
+        if let mediaCache, let planned = plan?.download {
             mediaCache.prefetch(planned, using: fetcher, deadline: .now + profile.timeBudget)
         }
         return readAhead
@@ -108,7 +112,7 @@ public struct Emulator: Sendable {
             content: nil, diagnostics: checks.diagnostics, timings: ["lint": lint])
         if platform.includesIOS {
             result.destination = checks.destination
-            await emulate(push, checks: checks, into: &result, attachmentDirectory: attachmentDirectory)
+            await emulate(push, checks: checks, plan: checked?.plan, into: &result, attachmentDirectory: attachmentDirectory)
         } else {
             result.outcome = checks.refused ? .rejected : .notEmulated
         }
@@ -144,7 +148,7 @@ public struct Emulator: Sendable {
 
     /// The iOS side after the checks: nothing when refused, nothing in Notification Center for another
     /// receiver, the payload's own content when the extension does not run, else the extension.
-    private func emulate(_ push: ReceivedPush, checks: CheckReport, into result: inout ProcessResult, attachmentDirectory: URL?) async {
+    private func emulate(_ push: ReceivedPush, checks: CheckReport, plan: ExtensionPlan?, into result: inout ProcessResult, attachmentDirectory: URL?) async {
         guard !checks.refused else { return }
         guard checks.destination.presentsNotification else {
             result.outcome = .notDisplayed
@@ -157,13 +161,14 @@ public struct Emulator: Sendable {
             return
         }
         result.extensionInvoked = true
-        await runExtension(original: original, into: &result, attachmentDirectory: attachmentDirectory)
+        await runExtension(original: original, plan: plan, into: &result, attachmentDirectory: attachmentDirectory)
     }
 
-    private func runExtension(original: NotificationContent, into result: inout ProcessResult, attachmentDirectory: URL?) async {
+    private func runExtension(original: NotificationContent, plan: ExtensionPlan?, into result: inout ProcessResult, attachmentDirectory: URL?) async {
         let context = extensionContext(diagnostics: &result.diagnostics)
         defer { if workFolder == nil { try? FileManager.default.removeItem(at: context.workDirectory) } }
         var state = ExtensionState(original: original)
+        state.plan = plan ?? extensionRunner.plan(for: original, profile: profile)
         let started = ContinuousClock.now
         let delivery = await extensionRunner.run(&state, context: context)
         Self.record(state, ranFor: started.duration(to: .now), into: &result)

@@ -273,3 +273,43 @@ struct BatchRunnerTests {
         #expect(run.report.summary.unreadable == 1)
     }
 }
+
+/// The extension runner's plan (which helper, which download) is made once per push, ahead of its turn or not, and
+/// each push is read once.
+struct ExtensionPlanTests {
+    /// Counts the plans it is asked for and checks each run gets one.
+    final class CountingRunner: ExtensionRunner {
+        let plans = Mutex(0)
+        let runsWithoutAPlan = Mutex(0)
+
+        func plan(for original: NotificationContent, profile: DeviceProfile) -> ExtensionPlan {
+            plans.withLock { $0 += 1 }
+            return ExtensionPlan(helper: HelperChoice(sdk: .firebase, selection: .default, reason: "test"))
+        }
+
+        func run(_ state: inout ExtensionState, context: ExtensionContext) async -> ExtensionDelivery {
+            if state.plan.helper == nil { runsWithoutAPlan.withLock { $0 += 1 } }
+            return .delivered
+        }
+    }
+
+    @Test(arguments: [0, 8])
+    func aBatchAsksForOnePlanPerPush(readAhead: Int) async throws {
+        let folder = try TemporaryFolder()
+        let tree = PayloadTree(root: folder.url)
+        for index in 0..<6 { try tree.add("p\(index).json", imageURL: nil) }
+        let runner = CountingRunner()
+        let inputs = try BatchInputDiscovery.discover([tree.root.path], excluding: [])
+        var batch = BatchRunner(emulator: Emulator(profile: loopbackProfile(), extensionRunner: runner), jobs: 2, readAhead: readAhead, outDirectory: nil)
+        let starts = Mutex<[Int]>([])
+        batch.onStart = { index in starts.withLock { $0.append(index) } }
+
+        let report = try await batch.run(inputs)
+
+        #expect(report.summary.processed == 6)
+        #expect(runner.plans.withLock { $0 } == 6)
+        #expect(runner.runsWithoutAPlan.withLock { $0 } == 0)
+        // Each push is journaled as started once (a supervisor reruns the pushes started when a worker dies).
+        #expect(starts.withLock { $0 }.sorted() == Array(0..<6))
+    }
+}

@@ -15,9 +15,10 @@ struct BuiltInHelperRunner: ExtensionRunner {
     var changesContent: Bool { !changes.isEmpty }
 
     func run(_ state: inout ExtensionState, context: ExtensionContext) async -> ExtensionDelivery {
-        let (choice, warning) = Self.choose(selection, for: state.original.userInfo)
+        // The pipeline made the plan before the run; a caller that did not gets the same choice here.
+        let (choice, findings) = state.plan.helper.map { ($0, state.plan.findings) } ?? Self.choose(selection, for: state.original.userInfo)
         state.helper = choice
-        if let warning { state.diagnostics.append(warning) }
+        state.diagnostics += findings
         let changes = changes
         let sdk = choice.sdk
         // Memory is not measured: the built-in extensions stream to disk, and batch runs extensions concurrently.
@@ -29,20 +30,23 @@ struct BuiltInHelperRunner: ExtensionRunner {
         return await runner.run(&state, context: context)
     }
 
-    /// Firebase's helper (always in this build) downloads `fcm_options.image`, which the content changes never
-    /// touch; the other helpers' downloads are not predicted.
-    func plannedDownload(for original: NotificationContent, profile: DeviceProfile) -> PlannedDownload? {
-        guard Self.choose(selection, for: original.userInfo).0.sdk == .firebase else { return nil }
-        return FirebaseImageHelper.plannedDownload(ImageRequest.firebase(in: original.userInfo), profile: profile)
+    /// The helper the selection and the payload's keys choose. Firebase's helper downloads `fcm_options.image`,
+    /// which the content changes never touch; the other helpers' downloads are not predicted.
+    func plan(for original: NotificationContent, profile: DeviceProfile) -> ExtensionPlan {
+        let (choice, findings) = Self.choose(selection, for: original.userInfo)
+        let download = choice.sdk == .firebase
+            ? FirebaseImageHelper.plannedDownload(ImageRequest.firebase(in: original.userInfo), profile: profile) : nil
+        return ExtensionPlan(helper: choice, findings: findings, download: download)
     }
 
-    static func choose(_ selection: SDKSelection, for payload: [String: JSONValue]) -> (HelperChoice, Diagnostic?) {
+    static func choose(_ selection: SDKSelection, for payload: [String: JSONValue]) -> (HelperChoice, [Diagnostic]) {
         switch selection {
         case .only(let sdk):
             let matched = SDKDetection.matches(in: payload).map(\.sdk)
-            return (HelperChoice(sdk: sdk, selection: .explicit, reason: "--sdk \(sdk.rawValue)", matched: matched), nil)
+            return (HelperChoice(sdk: sdk, selection: .explicit, reason: "--sdk \(sdk.rawValue)", matched: matched), [])
         case .auto, .all:
-            return SDKDetection.choose(for: payload)
+            let (choice, warning) = SDKDetection.choose(for: payload)
+            return (choice, warning.map { [$0] } ?? [])
         }
     }
 }

@@ -21,6 +21,8 @@ public struct ExtensionState: Sendable {
     public var activity = ExtensionActivity()
     /// The SDK helper the command line's built-in extension ran, and why (nil for an app's own extension).
     public var helper: HelperChoice?
+    /// What the runner decided from the original content before the run (`ExtensionRunner.plan`), made once per push.
+    public var plan = ExtensionPlan()
 
     public init(original: NotificationContent) {
         self.original = original
@@ -62,6 +64,25 @@ public struct ExtensionContext: Sendable {
     }
 }
 
+/// What a runner decides from the original content alone, before it runs: made once per push (ahead of its turn in a
+/// batch) and handed to the run in `ExtensionState.plan`.
+public struct ExtensionPlan: Sendable {
+    /// The SDK helper that will run, and why (the command line's built-in extension; nil for an app's own code).
+    public var helper: HelperChoice?
+    /// Findings of that choice (several SDKs' keys), reported with the run's.
+    public var findings: [Diagnostic] = []
+    /// The download the extension is certain to make, when that is known before it runs (a built-in helper reads
+    /// its URL from the payload; an app's own code is not predicted): a batch starts it for pushes still queued
+    /// (`BatchRunner.readAhead`), and the push then waits for it as for any download the batch shares.
+    public var download: PlannedDownload?
+
+    public init(helper: HelperChoice? = nil, findings: [Diagnostic] = [], download: PlannedDownload? = nil) {
+        self.helper = helper
+        self.findings = findings
+        self.download = download
+    }
+}
+
 /// How the extension's run ended, which decides what the phone shows.
 public enum ExtensionDelivery: Sendable, Equatable {
     /// The content handler was called with `state.bestAttemptContent` in time.
@@ -83,15 +104,12 @@ public protocol ExtensionRunner: Sendable {
     /// True when the run must have the process to itself (to measure process-wide memory): the emulator waits
     /// for other runs to finish first (`ConcurrentRuns`).
     var needsProcessAlone: Bool { get }
-    /// The download the extension is certain to make for a push whose content is `original`, when that is known
-    /// before it runs (a built-in helper reads its URL from the payload; an app's own code is not predicted):
-    /// a batch starts it for pushes still queued (`BatchRunner.readAhead`), and the push then waits for it as
-    /// for any download the batch shares. nil: nothing is predicted.
-    func plannedDownload(for original: NotificationContent, profile: DeviceProfile) -> PlannedDownload?
+    /// What the runner decides from `original` before it runs (`ExtensionPlan`); the pipeline asks once per push.
+    func plan(for original: NotificationContent, profile: DeviceProfile) -> ExtensionPlan
 }
 
 extension ExtensionRunner {
     public var changesContent: Bool { false }
     public var needsProcessAlone: Bool { false }
-    public func plannedDownload(for original: NotificationContent, profile: DeviceProfile) -> PlannedDownload? { nil }
+    public func plan(for original: NotificationContent, profile: DeviceProfile) -> ExtensionPlan { ExtensionPlan() }
 }
