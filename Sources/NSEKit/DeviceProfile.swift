@@ -31,6 +31,12 @@ public struct DeviceProfile: Sendable, Hashable {
     /// ("photo" served as image/png becomes "photo.png"). Observed, not documented.
     public var suggestedFilenameAddsMIMEExtension = true
 
+    /// A `UNNotificationAttachmentOptionsTypeHintKey` holding a MIME type (`image/jpeg`) types the attachment as
+    /// that MIME type's UTI (`public.jpeg`). Apple documents a UTI there and says nothing of a MIME type; Batch's
+    /// servers send MIME types (its SDK's own tests use "image/png") and its rich pushes are its normal case, so
+    /// read by default, with a warning. `false`: iOS ignores the hint and goes by the file extension.
+    public var typeHintReadsMIMEType = true
+
     /// Pushes sent with `xcrun simctl push` run the extension. Xcode 14's notes say the simulator does not
     /// run it; set this to judge a `.apns` file as a device would receive the same payload.
     public var simulatorRunsExtension = false

@@ -43,6 +43,9 @@ struct DeviceOptions: ParsableArguments {
     @Flag(name: .customLong("no-mime-extension"), help: "Assume suggestedFilename does NOT append an extension from the MIME type to an extensionless name.")
     var noMIMEExtension = false
 
+    @Flag(name: .customLong("no-mime-type-hint"), help: "Assume iOS ignores a type hint that is a MIME type (image/jpeg) rather than a UTI: the attachment goes by its file extension.")
+    var noMIMETypeHint = false
+
     @Flag(name: .customLong("simulator-runs-extension"), help: "Judge .apns (simctl) files as a device would: run the extension, which the simulator does not.")
     var simulatorRunsExtension = false
 
@@ -70,6 +73,7 @@ struct DeviceOptions: ParsableArguments {
         profile.megabyte = megabyte
         profile.suggestedFilenameAddsMIMEExtension = !noMIMEExtension
         profile.simulatorRunsExtension = simulatorRunsExtension
+        profile.typeHintReadsMIMEType = !noMIMETypeHint
         return profile
     }
 }

@@ -124,6 +124,8 @@ public enum DiagnosticCode: String, Sendable, Codable, CaseIterable {
     case mediaTooLarge = "media.too-large"
     case mediaTruncated = "media.truncated"
     case mediaUnrecognizedType = "media.unrecognized-type"
+    /// A type hint holding a MIME type (`image/jpeg`) where Apple documents a UTI: read by assumption.
+    case mediaMIMETypeHint = "media.mime-type-hint"
     case mediaUnsupportedFormat = "media.unsupported-format"
     case mediaTypeMismatch = "media.type-mismatch"
     case mediaCorrupt = "media.corrupt"
