@@ -123,8 +123,10 @@ public struct HarnessRunner: ExtensionRunner {
             state.activity.handlerCalls = handler.calls(through: end, since: environment.started, used: delivered != nil)
             state.activity.memory = measured
         }
-        if expired {
-            state.diagnostics.append(.error(.extensionTimeExpired, "The extension did not call its content handler within the \(context.profile.timeBudget.secondsText) budget, so iOS called serviceExtensionTimeWillExpire(): the phone shows what that delivers (Apple's template: the best attempt, without the image)."))
+        // An expiry call that delivers an attachment is judged once the attachment's file is known to be there.
+        let expiryAttaches = expired && delivered.map { !$0.stagedAttachments.isEmpty } ?? false
+        if expired, !expiryAttaches {
+            state.diagnostics.append(ExpiryFindings.timeExpired(budget: context.profile.timeBudget))
         }
 
         let calls = handler.count(through: end)
@@ -158,6 +160,11 @@ public struct HarnessRunner: ExtensionRunner {
             if !state.diagnostics.contains(where: { $0.severity == .error }) {
                 state.diagnostics.append(.error(.extensionNoAttachment, "The extension downloaded \(download.url) (its request \(why)) but delivered no attachment: the notification shows without an image. The extension's requests and log say why."))
             }
+        }
+        if expiryAttaches {
+            state.diagnostics.append(state.stagedAttachments.isEmpty
+                ? ExpiryFindings.timeExpired(budget: context.profile.timeBudget)
+                : ExpiryFindings.deliveredLate(budget: context.profile.timeBudget))
         }
         return expired ? .expired : .delivered
     }
