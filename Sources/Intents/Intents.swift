@@ -25,11 +25,17 @@ open class INImage: NSObject, @unchecked Sendable {
         self.init(url: url)
     }
 
-    /// Asset catalogs do not exist here: an image without data.
+    /// The app's image `name`: a file of that name in the run's bundle, else a placeholder with a warning (nse has
+    /// no asset catalog), so the avatar shows as the app's own image would on a device.
     public init(named name: String) {
-        self.imageData = nil
+        self.imageData = BundleImage.data(named: name) ?? (try? BundleImage.placeholder(named: name, by: "INImage(named:)")?.pngData())
         self.imageURL = nil
         super.init()
+    }
+
+    /// An SF Symbol (iOS 14): drawn by the system, which nse does not have; an image without data.
+    public class func systemImageNamed(_ systemImageName: String) -> INImage {
+        INImage(imageData: Data())
     }
 
     /// The avatar as the system would show it: its decoded size, or nil when it does not decode.

@@ -32,6 +32,30 @@ struct RealExtensionTests {
         #"{"aps": {"alert": {"title": "Ada", "body": "Lunch?"}, "mutable-content": 1, "thread-id": "\#(thread)"}, \#(extra)}"#
     }
 
+    /// `UIImage(named:)!` for an asset of the app's: nse has no asset catalog, so a placeholder stands in (with a
+    /// warning) instead of the nil that crashed the run, and the communication notification shows its avatar.
+    @Test(.timeLimit(.minutes(1)))
+    func aForceUnwrappedBundleAvatarIsAPlaceholderNotACrash() async throws {
+        let delivered = try await harness().run(
+            BundleAvatarMessageService.self, payload: payload(#""sender-id": "u1", "sender-name": "Ada", "conversation-id": "c1", "avatar": "AdaAvatar""#))
+        #expect(delivered.outcome == .modified)
+        let communication = try #require(delivered.result.content?.communication)
+        #expect(communication.senderName == "Ada")
+        #expect(communication.avatar?.width == 120)
+        #expect(communication.donated)
+        let warning = try #require(delivered.diagnostics.first { $0.code == .extensionBundleImage })
+        #expect(warning.severity == .warning)
+        #expect(warning.message.contains("\"AdaAvatar\""))
+        #expect(delivered.result.verdict == .pass)
+    }
+
+    @Test func anINImageNamedAfterAnAssetIsAPlaceholderAvatar() async throws {
+        let delivered = try await harness().run(NamedAvatarMessageService.self, payload: payload(#""x": 1"#))
+        #expect(delivered.result.content?.communication?.avatar != nil)
+        #expect(delivered.result.content?.communication?.groupName == "Team")
+        #expect(delivered.diagnostics.map(\.code) == [.extensionBundleImage])
+    }
+
     @Test func anAsyncDownloadWithATypeHintIsShownAndLogged() async throws {
         let folder = try seed([("pic.gif", { cimagefixtures_write_gif($0, 48, 32, 2, 4) })])
         defer { try? FileManager.default.removeItem(at: folder) }

@@ -1,0 +1,34 @@
+import Foundation
+import NSEKit
+
+/// The app's own images, by name (`UIImage(named:)`, `INImage(named:)`). On a device they come from the app's
+/// asset catalog or bundle; nse has neither (Xcode compiles the catalog, and the extension's files are all nse
+/// builds), so a file of that name in the run's bundle is used when there is one, and a placeholder otherwise:
+/// an extension that unwraps its own asset (`UIImage(named: "avatar")!`) must not crash here where it works on
+/// the phone.
+package enum BundleImage {
+    /// The placeholder's side in pixels: an avatar's size at 3x.
+    package static let placeholderSide = 120
+
+    /// The bytes of `name` in the run's bundle: `name` itself when it has an extension, else `name.png`, its @2x
+    /// and @3x variants, `name.jpg`, `name.jpeg`, `name.gif`; nil when there is none.
+    package static func data(named name: String, in bundle: Bundle = .main) -> Data? {
+        guard !name.isEmpty, !name.contains("/") else { return nil }
+        let given = (name as NSString).pathExtension
+        let candidates: [(String, String)] = given.isEmpty
+            ? ["", "@3x", "@2x"].map { (name + $0, "png") } + [(name, "jpg"), (name, "jpeg"), (name, "gif")]
+            : [((name as NSString).deletingPathExtension, given)]
+        for (resource, type) in candidates {
+            if let path = bundle.path(forResource: resource, ofType: type), let data = FileManager.default.contents(atPath: path) {
+                return data
+            }
+        }
+        return nil
+    }
+
+    /// A plain square in place of an image the run's bundle lacks, with a warning saying so.
+    package static func placeholder(named name: String, by call: String) -> RGBABitmap? {
+        StandInRun.record(.warning(.extensionBundleImage, "\(call) asked for the app's image \"\(name)\", which nse cannot see (it has no app bundle or asset catalog): a \(placeholderSide)x\(placeholderSide) placeholder stands in, as the app's own image would on a device. If the app ships no image of that name, \(call) gives nil on the phone."))
+        return RGBABitmap(width: placeholderSide, height: placeholderSide)
+    }
+}
