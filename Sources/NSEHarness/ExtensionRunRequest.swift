@@ -35,6 +35,8 @@ public struct ExtensionRunRequest: Codable, Sendable {
         public var allowsHTTP: Bool
         public var maxPixels: UInt64
         public var megabyte: Int
+        public var megabyteIsKnown: Bool
+        public var typeHintReadsMIMEType: Bool
         public var suggestedFilenameAddsMIMEExtension: Bool
         public var simulatorRunsExtension: Bool
         public var memoryLimit: Int
@@ -44,6 +46,8 @@ public struct ExtensionRunRequest: Codable, Sendable {
             allowsHTTP = profile.allowsHTTP
             maxPixels = profile.maxPixels
             megabyte = profile.megabyte
+            megabyteIsKnown = profile.megabyteIsKnown
+            typeHintReadsMIMEType = profile.typeHintReadsMIMEType
             suggestedFilenameAddsMIMEExtension = profile.suggestedFilenameAddsMIMEExtension
             simulatorRunsExtension = profile.simulatorRunsExtension
             memoryLimit = profile.memoryLimit
@@ -55,6 +59,8 @@ public struct ExtensionRunRequest: Codable, Sendable {
             profile.allowsHTTP = allowsHTTP
             profile.maxPixels = maxPixels
             profile.megabyte = megabyte
+            profile.megabyteIsKnown = megabyteIsKnown
+            profile.typeHintReadsMIMEType = typeHintReadsMIMEType
             profile.suggestedFilenameAddsMIMEExtension = suggestedFilenameAddsMIMEExtension
             profile.simulatorRunsExtension = simulatorRunsExtension
             profile.memoryLimit = memoryLimit

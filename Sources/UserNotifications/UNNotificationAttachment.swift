@@ -51,6 +51,9 @@ open class UNNotificationAttachment: NSObject, @unchecked Sendable {
         }
         super.init()
         environment?.noteFile(url, .attached, by: "UNNotificationAttachment")
+        if let category = staged.attachmentType.category, let warning = profile.sizeAssumption(bytes: staged.attachment.bytes, category: category) {
+            environment?.record(warning)
+        }
         if let hint, case .mimeType(let read) = AttachmentType.reading(typeHint: hint, profile: profile) {
             environment?.record(Self.mimeTypeHint(hint, read: read, url: url))
         }

@@ -59,7 +59,7 @@ public enum AttachmentCreation {
         guard let type, let category = type.category else {
             throw .unrecognizedType(fileExtension: fileExtension, known: type)
         }
-        let limit = profile.sizeLimit(for: category)
+        let limit = profile.acceptedSizeLimit(for: category)
         guard size <= limit else {
             throw .invalidFileSize(bytes: size, limit: limit, category: category)
         }
