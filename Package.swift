@@ -17,7 +17,7 @@ let package = Package(
                 "OneSignalExtension",
                 "BrazeNotificationService", "CTNotificationService", "CleverTapSDK", "IterableAppExtensions",
                 "CioInternalCommon", "CioMessagingPush", "CioMessagingPushAPN",
-                "Mixpanel", "AirshipNotificationServiceExtension", "PushwooshFramework", "BatchExtension",
+                "Mixpanel", "AirshipNotificationServiceExtension", "PushwooshFramework", "PushwooshNotificationUI", "BatchExtension",
                 "NotificareNotificationServiceExtensionKit",
             ]
         ),
@@ -71,6 +71,7 @@ let package = Package(
         .target(name: "Mixpanel", dependencies: ["UserNotifications", "NSEKit"]),
         .target(name: "AirshipNotificationServiceExtension", dependencies: ["UserNotifications", "NSEKit", "UniformTypeIdentifiers", "os"]),
         .target(name: "PushwooshFramework", dependencies: ["UserNotifications", "NSEKit"]),
+        .target(name: "PushwooshNotificationUI", dependencies: ["UserNotifications", "NSEKit"]),
         .target(name: "BatchExtension", dependencies: ["UserNotifications", "NSEKit"]),
         .target(name: "NotificareNotificationServiceExtensionKit", dependencies: ["UserNotifications", "NSEKit", "UniformTypeIdentifiers"]),
         .target(
@@ -202,7 +203,7 @@ let package = Package(
         ),
         .testTarget(
             name: "PushwooshExtensionTests",
-            dependencies: ["NSEHarness", "NSEKit", "PushwooshFramework", "SDKTestSupport"],
+            dependencies: ["NSEHarness", "NSEKit", "PushwooshFramework", "PushwooshNotificationUI", "SDKTestSupport"],
             path: "samples/extension/sdks/pushwoosh",
             swiftSettings: [.swiftLanguageMode(.v5)]
         ),

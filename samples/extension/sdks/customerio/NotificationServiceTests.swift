@@ -17,4 +17,14 @@ struct CustomerIOExtensionTests {
         #expect(delivered.result.verdict == expected.verdict)
         #expect(SDKSamples.comparableCodes(delivered, expected: expected) == Set(expected.codes), "\(delivered.diagnostics)")
     }
+
+    /// The newer samples' style (types from CioInternalCommon, a @Sendable handler, didReceive from a Task) shows
+    /// what the documented file shows.
+    @Test(arguments: SDKSamples.names("customerio"))
+    func theConcurrentStyleShowsWhatTheSampleExpects(name: String) async throws {
+        let (delivered, expected) = try await SDKSamples.runSample(ConcurrentNotificationService.self, sdk: "customerio", name: name, expiryGrace: .seconds(1))
+        #expect(delivered.outcome == expected.outcome, "\(delivered.diagnostics)")
+        #expect(delivered.imageShown == expected.imageShown)
+        #expect(delivered.result.verdict == expected.verdict)
+    }
 }
