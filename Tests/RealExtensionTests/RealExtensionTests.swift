@@ -56,11 +56,6 @@ struct RealExtensionTests {
         #expect(delivered.diagnostics.map(\.code) == [.extensionBundleImage])
     }
 
-    /// OSLogOnlyHelper.swift imports only OSLog and uses Foundation's types, as on iOS.
-    @Test func aFileThatImportsOnlyOSLogSeesFoundation() {
-        #expect(ExtensionIdentity.describe(URL(string: "https://cdn.example.com/a/b.png")) == "b.png")
-    }
-
     @Test func anAsyncDownloadWithATypeHintIsShownAndLogged() async throws {
         let folder = try seed([("pic.gif", { cimagefixtures_write_gif($0, 48, 32, 2, 4) })])
         defer { try? FileManager.default.removeItem(at: folder) }
