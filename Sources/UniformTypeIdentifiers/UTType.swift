@@ -1,4 +1,5 @@
-import Foundation
+// Apple's UniformTypeIdentifiers is a Clang module over Foundation, which it re-exports: so does this stand-in.
+@_exported import Foundation
 import NSEKit
 
 /// A uniform type identifier, as `UniformTypeIdentifiers` (iOS 14) describes it. Extensions use it for
