@@ -53,3 +53,26 @@ class NamedAvatarMessageService: UNNotificationServiceExtension {
         }
     }
 }
+
+/// A calling app's missed-call push: the caller's avatar from the app group's cache, an INStartCallIntent.
+class MissedCallService: UNNotificationServiceExtension {
+    override func didReceive(_ request: UNNotificationRequest, withContentHandler contentHandler: @escaping (UNNotificationContent) -> Void) {
+        let userInfo = request.content.userInfo
+        var avatar: INImage?
+        if let container = FileManager.default.containerURL(forSecurityApplicationGroupIdentifier: "group.com.example.calls"),
+           let data = try? Data(contentsOf: container.appendingPathComponent("avatars/caller.png")) {
+            avatar = INImage(imageData: data)
+        }
+        let caller = INPerson(
+            personHandle: INPersonHandle(value: userInfo["caller-number"] as? String, type: .phoneNumber), nameComponents: nil,
+            displayName: userInfo["caller-name"] as? String, image: avatar, contactIdentifier: nil, customIdentifier: nil)
+        let intent = INStartCallIntent(
+            callRecordFilter: nil, callRecordToCallBack: .missed, audioRoute: .unknown, destinationType: .normal,
+            contacts: [caller], callCapability: .audioCall)
+        let interaction = INInteraction(intent: intent, response: nil)
+        interaction.direction = .incoming
+        interaction.donate { _ in
+            contentHandler((try? request.content.updating(from: intent)) ?? request.content)
+        }
+    }
+}

@@ -56,6 +56,19 @@ struct RealExtensionTests {
         #expect(delivered.diagnostics.map(\.code) == [.extensionBundleImage])
     }
 
+    @Test func aMissedCallIsACommunicationNotificationWithTheCallersAvatar() async throws {
+        let folder = try seed([("avatars/caller.png", { cimagefixtures_write_png($0, 96, 96, 0, 2) })])
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let delivered = try await harness(seed: folder).run(
+            MissedCallService.self, payload: payload(#""caller-name": "Grace", "caller-number": "+15550100""#))
+        let communication = try #require(delivered.result.content?.communication)
+        #expect(communication.intent == "INStartCallIntent")
+        #expect(communication.senderName == "Grace")
+        #expect(communication.avatar?.width == 96)
+        #expect(communication.donated)
+        #expect(delivered.diagnostics.isEmpty, "\(delivered.diagnostics)")
+    }
+
     @Test func anAsyncDownloadWithATypeHintIsShownAndLogged() async throws {
         let folder = try seed([("pic.gif", { cimagefixtures_write_gif($0, 48, 32, 2, 4) })])
         defer { try? FileManager.default.removeItem(at: folder) }
