@@ -17,6 +17,8 @@ public struct ExtensionRunRequest: Codable, Sendable {
     public var containerSeed: String?
     /// The extension's Info.plist: App Transport Security for its downloads.
     public var infoPlist: String?
+    /// The folder standing for the app's bundle (the extension's own folder): images by name.
+    public var bundleDirectory: String?
     public var device: Device
 
     public init(payloadFile: String, resultFile: String, attachmentDirectory: String, mediaOrigin: String?, containerSeed: String?, infoPlist: String?, device: Device) {
@@ -89,6 +91,7 @@ public enum ExtensionRunnerMain {
         }
         var runner = HarnessRunner(memoryMeasurement: .whenAlone) { Extension() }
         runner.containerSeed = request.containerSeed.map { URL(fileURLWithPath: $0) }
+        runner.bundleDirectory = request.bundleDirectory.map { URL(fileURLWithPath: $0) }
         let mapping = request.mediaOrigin.flatMap(URL.init(string:)).map(MediaHostMapping.init(origin:))
         let emulator = Emulator(profile: profile, extensionRunner: runner, hostMapping: mapping)
         let result = await emulator.process(

@@ -33,6 +33,8 @@ public struct HarnessRunner: ExtensionRunner {
     public var reportsActivity = true
     /// A folder whose contents are copied into the run's app-group container before the extension starts.
     public var containerSeed: URL?
+    /// The folder standing for the app's bundle: `UIImage(named:)` and `INImage(named:)` find images there.
+    public var bundleDirectory: URL?
 
     public var needsProcessAlone: Bool { memoryMeasurement == .exclusive }
 
@@ -55,6 +57,7 @@ public struct HarnessRunner: ExtensionRunner {
             state.diagnostics.append(.warning(.extensionInfoPlist, "The extension's Info.plist: \(note)."))
         }
         if let containerSeed { seedContainer(environment, from: containerSeed, diagnostics: &state.diagnostics) }
+        environment.bundleDirectory = bundleDirectory
         let request = UNNotificationRequest(
             identifier: UUID().uuidString, content: UNNotificationContent(state.original, environment: environment),
             trigger: UNPushNotificationTrigger())

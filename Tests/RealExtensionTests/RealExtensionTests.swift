@@ -49,6 +49,19 @@ struct RealExtensionTests {
         #expect(delivered.result.verdict == .pass)
     }
 
+    /// With a folder standing for the app's bundle, the app's own image is found: loose, or in an asset catalog.
+    @Test(arguments: ["AdaAvatar@2x.png", "Assets.xcassets/AdaAvatar.imageset/ada-avatar.png"])
+    func aBundleAvatarIsTheAppsOwnImageWhenTheBundleFolderHasIt(path: String) async throws {
+        let folder = try seed([(path, { cimagefixtures_write_png($0, 64, 48, 0, 2) })])
+        defer { try? FileManager.default.removeItem(at: folder) }
+        var harness = harness()
+        harness.bundleDirectory = folder
+        let delivered = try await harness.run(
+            BundleAvatarMessageService.self, payload: payload(#""sender-id": "u1", "sender-name": "Ada", "conversation-id": "c1", "avatar": "AdaAvatar""#))
+        #expect(delivered.result.content?.communication?.avatar?.width == 64)
+        #expect(delivered.diagnostics.isEmpty, "\(delivered.diagnostics)")
+    }
+
     @Test func anINImageNamedAfterAnAssetIsAPlaceholderAvatar() async throws {
         let delivered = try await harness().run(NamedAvatarMessageService.self, payload: payload(#""x": 1"#))
         #expect(delivered.result.content?.communication?.avatar != nil)
