@@ -7,7 +7,7 @@ let sdkModules = [
     "OneSignalExtension",
     "BrazeNotificationService", "CTNotificationService", "CleverTapSDK", "IterableAppExtensions",
     "CioInternalCommon", "CioMessagingPush", "CioMessagingPushAPN",
-    "Mixpanel", "AirshipNotificationServiceExtension", "PushwooshFramework", "BatchExtension",
+    "Mixpanel", "AirshipNotificationServiceExtension", "PushwooshFramework", "PushwooshNotificationUI", "BatchExtension",
     "NotificareNotificationServiceExtensionKit",
 ]
 // Apple's other frameworks an extension imports, each a stand-in.
@@ -81,6 +81,7 @@ let package = Package(
         .target(name: "Mixpanel", dependencies: ["UserNotifications", "NSEKit"]),
         .target(name: "AirshipNotificationServiceExtension", dependencies: ["UserNotifications", "NSEKit", "UniformTypeIdentifiers", "os"]),
         .target(name: "PushwooshFramework", dependencies: ["UserNotifications", "NSEKit"]),
+        .target(name: "PushwooshNotificationUI", dependencies: ["UserNotifications", "NSEKit"]),
         .target(name: "BatchExtension", dependencies: ["UserNotifications", "NSEKit"]),
         .target(name: "NotificareNotificationServiceExtensionKit", dependencies: ["UserNotifications", "NSEKit", "UniformTypeIdentifiers"]),
         .target(
@@ -203,7 +204,7 @@ let package = Package(
         ),
         .testTarget(
             name: "PushwooshExtensionTests",
-            dependencies: ["NSEHarness", "NSEKit", "PushwooshFramework", "SDKTestSupport"],
+            dependencies: ["NSEHarness", "NSEKit", "PushwooshFramework", "PushwooshNotificationUI", "SDKTestSupport"],
             path: "samples/extension/sdks/pushwoosh",
             swiftSettings: [.swiftLanguageMode(.v5)]
         ),

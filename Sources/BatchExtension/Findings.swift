@@ -17,7 +17,7 @@ enum BatchFindings {
     }
 
     static func unknownTypeHint(_ hint: String) -> Diagnostic {
-        .warning(.sdkBatchTypeHint, "`com.batch.at.t` is \"\(hint)\", not a type identifier iOS knows (such as public.jpeg); Batch passes it as UNNotificationAttachmentOptionsTypeHintKey and attaches the downloaded .tmp file as it is. Assumed: iOS ignores an unknown hint and goes by the .tmp extension, so the attachment fails (UNError 101).")
+        .warning(.sdkBatchTypeHint, "`com.batch.at.t` is \"\(hint)\", not a type identifier iOS knows (such as public.jpeg), nor a MIME type read as one (unless `--no-mime-type-hint` says iOS ignores those); Batch passes it as UNNotificationAttachmentOptionsTypeHintKey and attaches the downloaded .tmp file as it is. Assumed: iOS ignores the hint and goes by the .tmp extension, so the attachment fails (UNError 101).")
     }
 
     static func describe(_ error: any Error) -> String {

@@ -31,7 +31,7 @@ public class RichNotificationHelper: NSObject, @unchecked Sendable {
             completionHandler(content, error)
             return
         }
-        if AttachmentType(identifier: attachment.type) == nil {
+        if AttachmentType.reading(typeHint: attachment.type, profile: environment?.context.profile ?? DeviceProfile()) == .ignored {
             environment?.record(BatchFindings.unknownTypeHint(attachment.type))
         }
         let configuration = URLSessionConfiguration.default

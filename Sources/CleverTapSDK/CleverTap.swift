@@ -1,4 +1,5 @@
-import Foundation
+// CleverTapSDK is an Objective-C framework whose umbrella header imports Foundation, which Swift then sees re-exported: so does this stand-in.
+@_exported import Foundation
 import NSEMedia
 import NSEPush
 import Synchronization

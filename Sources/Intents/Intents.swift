@@ -27,11 +27,27 @@ open class INImage: NSObject, @unchecked Sendable {
         self.init(url: url)
     }
 
-    /// Asset catalogs do not exist here: an image without data.
+    /// The app's image `name`: a file of that name in the run's bundle, else a placeholder with a warning (nse has
+    /// no asset catalog), so the avatar shows as the app's own image would on a device.
     public init(named name: String) {
-        self.imageData = nil
+        self.imageData = BundleImage.data(named: name) ?? (try? BundleImage.placeholder(named: name, by: "INImage(named:)")?.pngData())
         self.imageURL = nil
         super.init()
+    }
+
+    /// An SF Symbol (iOS 14): drawn by the system, which nse does not have; an image without data.
+    public class func systemImageNamed(_ systemImageName: String) -> INImage {
+        INImage(imageData: Data())
+    }
+
+    /// The avatar the system shows for `image`, with a warning when there is an image and it does not decode.
+    static func shownAvatar(_ image: INImage?, of person: String) -> Communication.Avatar? {
+        let profile = StandInRun.environment?.context.profile ?? DeviceProfile()
+        let avatar = image.flatMap { $0.avatar(profile: profile) }
+        if image != nil, avatar == nil {
+            StandInRun.record(.warning(.extensionCommunication, "The \(person)'s INImage does not decode as PNG, JPEG or GIF: iOS shows the \(person)'s initials instead of the avatar."))
+        }
+        return avatar
     }
 
     /// The avatar as the system would show it: its decoded size, or nil when it does not decode.
@@ -204,12 +220,7 @@ open class INSendMessageIntent: INIntent, UNNotificationContentProviding, @unche
 
     /// The sender's avatar: the image set for `\.sender`, else the sender's own image (as iOS picks it).
     public var communicationForNotification: Communication {
-        let profile = StandInRun.environment?.context.profile ?? DeviceProfile()
-        let image = image(forParameterNamed: \INSendMessageIntent.sender) ?? sender?.image
-        let avatar = image.flatMap { $0.avatar(profile: profile) }
-        if image != nil, avatar == nil {
-            StandInRun.record(.warning(.extensionCommunication, "The sender's INImage does not decode as PNG, JPEG or GIF: iOS shows the sender's initials instead of the avatar."))
-        }
+        let avatar = INImage.shownAvatar(image(forParameterNamed: \INSendMessageIntent.sender) ?? sender?.image, of: "sender")
         return Communication(
             intent: "INSendMessageIntent", senderName: sender?.displayName, avatar: avatar,
             groupName: speakableGroupName?.spokenPhrase, conversationIdentifier: conversationIdentifier,

@@ -28,6 +28,10 @@ public struct ExtensionHarness: Sendable {
     /// A folder whose contents are copied into the run's own app-group container before the extension starts
     /// (the container is new and private to each run, and removed after it).
     public var containerSeed: URL?
+    /// The folder standing for the app's bundle: `UIImage(named: "avatar")` and `INImage(named:)` find
+    /// `avatar.png` (or `avatar@2x.png`, `.jpg`, `.gif`, an asset catalog's `avatar.imageset`) in it; without one,
+    /// or when the image is not there, a placeholder stands in with the warning `extension.bundle-image`.
+    public var bundleDirectory: URL?
 
     /// Reads App Transport Security from the extension's Info.plist (XML or binary): `NSAllowsArbitraryLoads`
     /// and `NSExceptionDomains` decide which hosts its requests, and Firebase's download, may reach over http.
@@ -71,6 +75,7 @@ public struct ExtensionHarness: Sendable {
     private func run<Extension: UNNotificationServiceExtension>(_ type: Extension.Type, push: ReceivedPush, input: String) async -> DeliveredNotification {
         var runner = HarnessRunner(expiryGrace: expiryGrace, memoryMeasurement: memoryMeasurement) { type.init() }
         runner.containerSeed = containerSeed
+        runner.bundleDirectory = bundleDirectory
         let emulator = Emulator(profile: profile, extensionRunner: runner, hostMapping: hostMapping)
         let temporary = attachmentDirectory == nil ? TemporaryFolder() : nil
         let folder = attachmentDirectory ?? temporary?.url

@@ -28,7 +28,7 @@ public enum ExtensionBuildError: Error, Sendable, CustomStringConvertible {
         case .classNotFound(let name): "The principal class \(name) is not declared in these files (as `class \(name)`)."
         case .unreadable(let path, let reason): "\(path) cannot be read: \(reason)"
         case .packageRootMissing(let path): "nse's own package sources are not at \(path) (no Package.swift with NSEHarness): set NSE_PACKAGE_ROOT to the folder of nse's Package.swift."
-        case .buildFailed(let command, let output): "The extension did not compile (\(command)):\n\(output)"
+        case .buildFailed(let command, let output): "The extension did not compile (\(command)):\n\(output)\(MissingModules.advice(for: output))"
         }
     }
 }

@@ -21,6 +21,8 @@ public struct ExtensionRunRequest: Codable, Sendable {
     public var containerSeed: String?
     /// The extension's Info.plist: App Transport Security for its downloads.
     public var infoPlist: String?
+    /// The folder standing for the app's bundle (the extension's own folder): images by name.
+    public var bundleDirectory: String?
     public var device: Device
 
     public init(payloadFile: String, resultFile: String, attachmentDirectory: String, mediaOrigin: String?, containerSeed: String?, infoPlist: String?, device: Device) {
@@ -39,6 +41,8 @@ public struct ExtensionRunRequest: Codable, Sendable {
         public var allowsHTTP: Bool
         public var maxPixels: UInt64
         public var megabyte: Int
+        public var megabyteIsKnown: Bool
+        public var typeHintReadsMIMEType: Bool
         public var suggestedFilenameAddsMIMEExtension: Bool
         public var simulatorRunsExtension: Bool
         public var memoryLimit: Int
@@ -48,6 +52,8 @@ public struct ExtensionRunRequest: Codable, Sendable {
             allowsHTTP = profile.allowsHTTP
             maxPixels = profile.maxPixels
             megabyte = profile.megabyte
+            megabyteIsKnown = profile.megabyteIsKnown
+            typeHintReadsMIMEType = profile.typeHintReadsMIMEType
             suggestedFilenameAddsMIMEExtension = profile.suggestedFilenameAddsMIMEExtension
             simulatorRunsExtension = profile.simulatorRunsExtension
             memoryLimit = profile.memoryLimit
@@ -59,6 +65,8 @@ public struct ExtensionRunRequest: Codable, Sendable {
             profile.allowsHTTP = allowsHTTP
             profile.maxPixels = maxPixels
             profile.megabyte = megabyte
+            profile.megabyteIsKnown = megabyteIsKnown
+            profile.typeHintReadsMIMEType = typeHintReadsMIMEType
             profile.suggestedFilenameAddsMIMEExtension = suggestedFilenameAddsMIMEExtension
             profile.simulatorRunsExtension = simulatorRunsExtension
             profile.memoryLimit = memoryLimit
@@ -87,6 +95,7 @@ public enum ExtensionRunnerMain {
         }
         var runner = HarnessRunner(memoryMeasurement: .whenAlone) { Extension() }
         runner.containerSeed = request.containerSeed.map { URL(fileURLWithPath: $0) }
+        runner.bundleDirectory = request.bundleDirectory.map { URL(fileURLWithPath: $0) }
         let mapping = request.mediaOrigin.flatMap(URL.init(string:)).map(MediaHostMapping.init(origin:))
         let emulator = Emulator(profile: profile, extensionRunner: runner, hostMapping: mapping)
         let result = await emulator.process(

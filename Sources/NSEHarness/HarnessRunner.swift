@@ -37,6 +37,8 @@ public struct HarnessRunner: ExtensionRunner {
     public var reportsActivity = true
     /// A folder whose contents are copied into the run's app-group container before the extension starts.
     public var containerSeed: URL?
+    /// The folder standing for the app's bundle: `UIImage(named:)` and `INImage(named:)` find images there.
+    public var bundleDirectory: URL?
 
     public var needsProcessAlone: Bool { memoryMeasurement == .exclusive }
 
@@ -59,6 +61,7 @@ public struct HarnessRunner: ExtensionRunner {
             state.diagnostics.append(.warning(.extensionInfoPlist, "The extension's Info.plist: \(note)."))
         }
         if let containerSeed { seedContainer(environment, from: containerSeed, diagnostics: &state.diagnostics) }
+        environment.bundleDirectory = bundleDirectory
         let request = UNNotificationRequest(
             identifier: UUID().uuidString, content: UNNotificationContent(state.original, environment: environment),
             trigger: UNPushNotificationTrigger())
@@ -127,8 +130,10 @@ public struct HarnessRunner: ExtensionRunner {
             state.activity.handlerCalls = handler.calls(through: end, since: environment.started, used: delivered != nil)
             state.activity.memory = measured
         }
-        if expired {
-            state.diagnostics.append(.error(.extensionTimeExpired, "The extension did not call its content handler within the \(context.profile.timeBudget.secondsText) budget, so iOS called serviceExtensionTimeWillExpire(): the phone shows what that delivers (Apple's template: the best attempt, without the image)."))
+        // An expiry call that delivers an attachment is judged once the attachment's file is known to be there.
+        let expiryAttaches = expired && delivered.map { !$0.stagedAttachments.isEmpty } ?? false
+        if expired, !expiryAttaches {
+            state.diagnostics.append(ExpiryFindings.timeExpired(budget: context.profile.timeBudget))
         }
 
         let calls = handler.count(through: end)
@@ -162,6 +167,11 @@ public struct HarnessRunner: ExtensionRunner {
             if !state.diagnostics.contains(where: { $0.severity == .error }) {
                 state.diagnostics.append(.error(.extensionNoAttachment, "The extension downloaded \(download.url) (its request \(why)) but delivered no attachment: the notification shows without an image. The extension's requests and log say why."))
             }
+        }
+        if expiryAttaches {
+            state.diagnostics.append(state.stagedAttachments.isEmpty
+                ? ExpiryFindings.timeExpired(budget: context.profile.timeBudget)
+                : ExpiryFindings.deliveredLate(budget: context.profile.timeBudget))
         }
         return expired ? .expired : .delivered
     }

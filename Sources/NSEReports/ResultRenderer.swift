@@ -41,7 +41,7 @@ public struct TextResultRenderer: ResultRenderer {
         var lines: [String] = []
         let kind = result.inputKind.map { " (\($0.rawValue))" } ?? ""
         lines.append("\(result.input)\(kind)")
-        lines.append("  \(verdict(result))")
+        lines.append("  \(result.headline.line)")
         // Firebase's helper by default was nse's only behaviour before `--sdk`: its line would only repeat that.
         let namesHelper = result.helper.map { !$0.isFirebaseByDefault } ?? false
         if let helper = result.helper, namesHelper {
@@ -93,23 +93,6 @@ public struct TextResultRenderer: ResultRenderer {
         }
         if let group = communication.groupName { text += ", in group \(quoted(group))" }
         return text
-    }
-
-    private func verdict(_ result: ProcessResult) -> String {
-        // What the outcome would say is beside the point when nse could not judge the push (no libcurl).
-        if result.verdict == .notChecked { return "NOT CHECKED: nse could not judge this push (the error below says why)" }
-        return switch result.outcome {
-        case .modified: result.imageShown ? "OK: extension ran, image shown" : "OK: extension ran (no image requested)"
-        case .modifiedWithoutAttachment: "FAIL: extension ran, but the image is NOT shown"
-        case .original where result.extensionInvoked: "FAIL: extension ran, but delivered nothing: the original content is shown"
-        case .original: "extension not run: the payload's own content is shown"
-        case .bestAttempt: "FAIL: time ran out: best-attempt content shown, no image"
-        case .rejected: "REJECTED: nothing reaches the phone"
-        case .notEmulated: "iOS not emulated (--platform android)"
-        case .notDisplayed: result.destination == .nowhere || result.destination == nil
-            ? "not displayed: the message carries nothing for iOS to show (no `aps`)"
-            : "not displayed: iOS hands the push to \(result.destination?.rawValue ?? ""), not to Notification Center"
-        }
     }
 
     /// A line from the app's strings: its key and arguments, since the emulator does not have the strings.

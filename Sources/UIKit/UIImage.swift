@@ -37,9 +37,24 @@ open class UIImage: NSObject, @unchecked Sendable {
         self.init(bitmap: bitmap, scale: 1, charge: charge)
     }
 
-    /// An extension has no asset catalog here: always nil.
+    /// The app's image `name`: a file of that name in the run's bundle, else a placeholder with a warning (nse has
+    /// no asset catalog), so an extension that unwraps its own asset does not crash where it works on a device.
     public convenience init?(named name: String) {
-        return nil
+        if let data = BundleImage.data(named: name) {
+            self.init(data: data)
+            return
+        }
+        guard let bitmap = BundleImage.placeholder(named: name, by: "UIImage(named:)") else { return nil }
+        self.init(bitmap: bitmap, scale: 1, charge: StandInRun.chargeMemory(bitmap.bytes))
+    }
+
+    /// `UIImage(named:in:compatibleWith:)`: the bundle is looked in first; traits do not matter here.
+    public convenience init?(named name: String, in bundle: Bundle?, compatibleWith traitCollection: AnyObject?) {
+        if let bundle, let data = BundleImage.data(named: name, in: bundle) {
+            self.init(data: data)
+            return
+        }
+        self.init(named: name)
     }
 
     /// The size in points: pixels divided by `scale`.

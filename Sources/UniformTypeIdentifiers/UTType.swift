@@ -1,4 +1,5 @@
-import Foundation
+// Apple's UniformTypeIdentifiers is a Clang module over Foundation, which it re-exports: so does this stand-in.
+@_exported import Foundation
 import NSEMedia
 import NSEPush
 import NSEReports

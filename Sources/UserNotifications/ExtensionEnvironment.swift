@@ -113,6 +113,7 @@ package final class ExtensionEnvironment: @unchecked Sendable {
     // MARK: The extension's life and its transfers
 
     private var lifetime: ContinuousClock.Instant?
+    private var bundleFolder: URL?
     private var ended = false
     private var inFlight: [ObjectIdentifier: (transfer: TransferCancellation, request: ExtensionRequest, started: ContinuousClock.Instant)] = [:]
 
@@ -121,6 +122,12 @@ package final class ExtensionEnvironment: @unchecked Sendable {
     package var lifetimeEnd: ContinuousClock.Instant {
         get { lock.withLock { _ in lifetime ?? context.deadline + .seconds(1) } }
         set { lock.withLock { _ in lifetime = newValue } }
+    }
+
+    /// The folder that stands for the app's bundle (its images by name), if the run was given one.
+    package var bundleDirectory: URL? {
+        get { lock.withLock { _ in bundleFolder } }
+        set { lock.withLock { _ in bundleFolder = newValue } }
     }
 
     /// True once the harness has finished the run: the extension's process is gone on a device.

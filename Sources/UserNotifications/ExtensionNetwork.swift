@@ -115,7 +115,7 @@ extension ExtensionEnvironment {
         let deadline = min(lifeEnd, ownDeadline)
         // Downloads stream to disk; the cap only stops a runaway body (nothing larger can be attached). Bodies
         // kept in memory count against the extension's memory, and past its limit iOS kills the extension.
-        let limit = file == nil ? profile.memoryLimit + 1 : profile.sizeLimit(for: .movie)
+        let limit = file == nil ? profile.memoryLimit + 1 : profile.acceptedSizeLimit(for: .movie)
         do {
             let fetched = try context.fetcher.requestBlocking(
                 request.url, parts: request.parts, to: file, deadline: deadline, cancellations: [cancellation]

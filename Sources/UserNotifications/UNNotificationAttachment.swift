@@ -54,6 +54,12 @@ open class UNNotificationAttachment: NSObject, @unchecked Sendable {
         }
         super.init()
         environment?.noteFile(url, .attached, by: "UNNotificationAttachment")
+        if let category = staged.attachmentType.category, let warning = profile.sizeAssumption(bytes: staged.attachment.bytes, category: category) {
+            environment?.record(warning)
+        }
+        if let hint, case .mimeType(let read) = AttachmentType.reading(typeHint: hint, profile: profile) {
+            environment?.record(Self.mimeTypeHint(hint, read: read, url: url))
+        }
         for warning in Self.checkOptions(named) { environment?.record(warning) }
     }
 
@@ -65,6 +71,11 @@ open class UNNotificationAttachment: NSObject, @unchecked Sendable {
         self.staged = staged
         self.options = [:]
         super.init()
+    }
+
+    /// The assumption a MIME type as type hint rests on, said where it decides the attachment's type.
+    private static func mimeTypeHint(_ hint: String, read: AttachmentType, url: URL) -> Diagnostic {
+        .warning(.mediaMIMETypeHint, "UNNotificationAttachmentOptionsTypeHintKey is \"\(hint)\", a MIME type where Apple documents a type identifier (UTI). Assumed: iOS reads it as \(read.identifier) and shows \(url.lastPathComponent) (Batch sends MIME types, and its rich pushes show); `--no-mime-type-hint` judges the other reading, where iOS ignores it and goes by the file's extension. Pass \(read.identifier) to be sure.")
     }
 
     private static func describe(_ error: AttachmentCreationError, url: URL) -> Diagnostic {

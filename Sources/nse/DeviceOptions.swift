@@ -41,18 +41,21 @@ struct DeviceOptions: ParsableArguments {
     @Option(name: .customLong("max-scans"), help: ArgumentHelp("JPEG scans one image check may decode.", valueName: "count"))
     var maxScans: UInt32 = ImageDecodeLimits().maxScans
 
-    @Option(name: .customLong("megabyte"), help: ArgumentHelp("Bytes per MB in Apple's attachment limits: 1000000 (default, stricter) or 1048576.", valueName: "bytes"))
-    var megabyte = 1_000_000
+    @Option(name: .customLong("megabyte"), help: ArgumentHelp("Bytes per MB in Apple's attachment limits, when you know it: 1000000 or 1048576. Unset, a file between the two readings' limits passes with a warning.", valueName: "bytes"))
+    var megabyte: Int?
 
     @Flag(name: .customLong("no-mime-extension"), help: "Assume suggestedFilename does NOT append an extension from the MIME type to an extensionless name.")
     var noMIMEExtension = false
+
+    @Flag(name: .customLong("no-mime-type-hint"), help: "Assume iOS ignores a type hint that is a MIME type (image/jpeg) rather than a UTI: the attachment goes by its file extension.")
+    var noMIMETypeHint = false
 
     @Flag(name: .customLong("simulator-runs-extension"), help: "Judge .apns (simctl) files as a device would: run the extension, which the simulator does not.")
     var simulatorRunsExtension = false
 
     func validate() throws {
         guard timeBudget > 0, timeBudget <= 3600 else { throw ValidationError("--time-budget must be between 0 and 3600 seconds.") }
-        guard megabyte == 1_000_000 || megabyte == 1_048_576 else { throw ValidationError("--megabyte must be 1000000 or 1048576.") }
+        guard megabyte == nil || megabyte == 1_000_000 || megabyte == 1_048_576 else { throw ValidationError("--megabyte must be 1000000 or 1048576.") }
         guard maxPixels > 0 else { throw ValidationError("--max-pixels must be positive.") }
         // 1 MiB: below it even a small PNG's zlib state and libjpeg's tables do not fit; 1 TiB keeps bytes in UInt64.
         guard (1...1_048_576).contains(maxDecodeMemory) else { throw ValidationError("--max-decode-memory must be between 1 and 1048576 MiB.") }
@@ -71,9 +74,11 @@ struct DeviceOptions: ParsableArguments {
         profile.imageLimits.maxPixelWork = maxPixelWork
         profile.imageLimits.maxFrames = maxFrames
         profile.imageLimits.maxScans = maxScans
-        profile.megabyte = megabyte
+        profile.megabyte = megabyte ?? 1_000_000
+        profile.megabyteIsKnown = megabyte != nil
         profile.suggestedFilenameAddsMIMEExtension = !noMIMEExtension
         profile.simulatorRunsExtension = simulatorRunsExtension
+        profile.typeHintReadsMIMEType = !noMIMETypeHint
         return profile
     }
 }

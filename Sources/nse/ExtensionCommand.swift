@@ -103,15 +103,21 @@ struct ExtensionCommand: AsyncParsableCommand {
         defer { try? FileManager.default.removeItem(at: scratch) }
         let folderNames = ResultFolderNames.names(for: inputs.map(\.file.path))
 
+        // The extension's own folder stands for the app's bundle: its images (an asset catalog's too) by name.
+        let bundleFolder = paths.first { path in
+            var isDirectory: ObjCBool = false
+            return FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) && isDirectory.boolValue
+        }.map { URL(fileURLWithPath: $0).standardizedFileURL.path } ?? paths.first.map { URL(fileURLWithPath: $0).deletingLastPathComponent().standardizedFileURL.path }
         let started = ContinuousClock.now
         var results: [ProcessResult] = []
         for (index, input) in inputs.enumerated() {
             let staging = workspace?.stagingFolder(for: index) ?? scratch.appendingPathComponent("attachments-\(index)")
-            let request = ExtensionRunRequest(
+            var request = ExtensionRunRequest(
                 payloadFile: input.file.path, resultFile: scratch.appendingPathComponent("result-\(index).json").path,
                 attachmentDirectory: staging.path, mediaOrigin: server?.baseURL,
                 containerSeed: container.map { URL(fileURLWithPath: $0).standardizedFileURL.path },
                 infoPlist: infoPlist?.path, device: .init(device.profile))
+            request.bundleDirectory = bundleFolder
             var result = await ExtensionProcess(program: program, request: request, scratch: scratch, index: index).run(
                 fallback: Emulator(profile: device.profile, extensionRunner: ExtensionCrash(reason: ""), hostMapping: MediaOptions.mapping(to: server)))
             // As the user named it, like `nse process` reports it.

@@ -143,6 +143,10 @@ struct AppExtensionTests {
         #expect(delivered.outcome == .bestAttempt)
         #expect(delivered.imageShown, "the attachment was set before the expiry call delivered it")
         #expect(delivered.diagnostics.map(\.code) == [.extensionTimeExpired])
+        // On a device the image shows, after the wait: a warning, and a headline that agrees with the exit status.
+        #expect(delivered.diagnostics.first?.severity == .warning)
+        #expect(delivered.result.verdict == .pass)
+        #expect(delivered.result.headline.line.hasPrefix("OK: "))
         #expect(delivered.activity.handlerCalls.map(\.thread) == ["serviceExtensionTimeWillExpire"])
         #expect(delivered.activity.requests.map(\.outcome) == [.completed])
     }

@@ -87,6 +87,41 @@ struct ExtensionHarnessTests {
         #expect(delivered.activity.handlerCalls.first?.used == true)
     }
 
+    /// On a device the expiry call's content is shown with the attachment set on it, after the budget: the image
+    /// shows (late), so the verdict passes with a warning, and every headline says so.
+    @Test(.timeLimit(.minutes(1)))
+    func anAttachmentDeliveredOnlyByTheExpiryCallShowsLateWithAWarning() async throws {
+        let folder = try temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let file = try png(in: folder)
+        let delivered = try await harness(budget: .milliseconds(300)).run(ExpiryOnlyService.self, payload: payload(extra: #", "file": "\#(file.path)""#))
+        #expect(delivered.outcome == .bestAttempt)
+        #expect(delivered.imageShown)
+        #expect(delivered.content.title == "late")
+        let expiry = try #require(delivered.diagnostics.first { $0.code == .extensionTimeExpired })
+        #expect(expiry.severity == .warning)
+        #expect(expiry.message.contains("with its image"))
+        #expect(delivered.result.verdict == .pass)
+        let text = TextResultRenderer().render(delivered.result)
+        #expect(text.contains("OK: the handler was called only when time ran out"))
+        #expect(!text.contains("FAIL"))
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(JSONResultRenderer().render(delivered.result).utf8)) as? [String: Any])
+        #expect(json["verdict"] as? String == "pass")
+        #expect((json["headline"] as? String)?.hasPrefix("OK: ") == true)
+        #expect(delivered.result.headline.words.contains("with its image"))
+    }
+
+    /// Without an attachment on it, the expiry call's delivery is the time-out it always was.
+    @Test(.timeLimit(.minutes(1)))
+    func theExpiryCallWithoutAnAttachmentStillFails() async throws {
+        let delivered = try await harness(budget: .milliseconds(300)).run(ExpiryOnlyService.self, payload: payload())
+        #expect(delivered.outcome == .bestAttempt)
+        #expect(!delivered.imageShown)
+        #expect(delivered.diagnostics.first { $0.code == .extensionTimeExpired }?.severity == .error)
+        #expect(delivered.result.verdict == .fail)
+        #expect(TextResultRenderer().render(delivered.result).contains("FAIL: time ran out"))
+    }
+
     /// The expiry call cancels a download, whose completion delivers first; the expiry call's own delivery, 0.2 s
     /// later, still counts: the harness waits for serviceExtensionTimeWillExpire to return (within the grace), not
     /// only for the download.
@@ -269,7 +304,8 @@ struct UserNotificationsTests {
         #expect(code("b.jpg", url: folder.appendingPathComponent("missing.jpg")) == .attachmentInvalidURL)
         #expect(code("c") == .attachmentUnrecognizedType)
         #expect(code("d.heic") == .attachmentUnrecognizedType)
-        #expect(code("e.png", bytes: 10_000_001) == .attachmentInvalidFileSize)
+        #expect(code("e.png", bytes: 10_485_761) == .attachmentInvalidFileSize)
+        #expect(code("e2.png", bytes: 10_000_001) == nil, "between the two readings of MB: a warning, not UNError 102")
         #expect(code("f.mp4", bytes: 10_000_001) == nil, "movies may be 50 MB")
         _ = FileManager.default.createFile(atPath: folder.appendingPathComponent("g").path, contents: Data(count: 1))
         do {

@@ -188,3 +188,25 @@ class HoldService: UNNotificationServiceExtension {
         contentHandler(request.content)
     }
 }
+
+/// Sets its attachment (the payload's `file`) on the best attempt and delivers it only from the expiry call.
+class ExpiryOnlyService: UNNotificationServiceExtension, @unchecked Sendable {
+    // Set in didReceive, read in serviceExtensionTimeWillExpire, which the harness calls after didReceive returned.
+    var contentHandler: ((UNNotificationContent) -> Void)?
+    var bestAttemptContent: UNMutableNotificationContent?
+
+    override func didReceive(_ request: UNNotificationRequest, withContentHandler contentHandler: @escaping (UNNotificationContent) -> Void) {
+        self.contentHandler = contentHandler
+        let content = request.content.mutableCopy() as! UNMutableNotificationContent
+        content.title = "late"
+        if let path = request.content.userInfo["file"] as? String,
+           let attachment = try? UNNotificationAttachment(identifier: "late", url: URL(fileURLWithPath: path)) {
+            content.attachments = [attachment]
+        }
+        bestAttemptContent = content
+    }
+
+    override func serviceExtensionTimeWillExpire() {
+        if let contentHandler, let bestAttemptContent { contentHandler(bestAttemptContent) }
+    }
+}

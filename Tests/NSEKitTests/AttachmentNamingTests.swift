@@ -105,6 +105,19 @@ struct AttachmentNamingTests {
         #expect(AttachmentType(fileExtension: "php") == nil)
     }
 
+    @Test func aFileBetweenTheTwoReadingsOfMBIsAWarningUnlessTheReadingIsKnown() {
+        var profile = DeviceProfile()
+        #expect(profile.acceptedSizeLimit(for: .image) == 10_485_760)
+        let warning = profile.sizeAssumption(bytes: 10_200_000, category: .image)
+        #expect(warning?.severity == .warning)
+        #expect(warning?.code == .mediaTooLarge)
+        #expect(profile.sizeAssumption(bytes: 9_999_999, category: .image) == nil)
+        #expect(profile.sizeAssumption(bytes: 10_485_761, category: .image) == nil, "over both readings: the error's, not this")
+        profile.megabyteIsKnown = true
+        #expect(profile.acceptedSizeLimit(for: .image) == 10_000_000)
+        #expect(profile.sizeAssumption(bytes: 10_200_000, category: .image) == nil)
+    }
+
     @Test func sizeLimitsFollowTheCategoryAndTheMegabyteAssumption() {
         var profile = DeviceProfile()
         #expect(profile.sizeLimit(for: .image) == 10_000_000)
@@ -133,8 +146,10 @@ struct AttachmentNamingTests {
         #expect(code("noext", bytes: 10) == 101)
         #expect(code("photo.webp", bytes: 10) == 101)
         #expect(code("hinted", bytes: 10, hint: "public.png") == nil)
-        #expect(code("big.png", bytes: 10_000_001) == 102)
-        #expect(code("song.mp3", bytes: 5_000_001) == 102)
+        // Between the two readings of "MB": accepted while the reading is unknown (a warning, elsewhere).
+        #expect(code("big.png", bytes: 10_000_001) == nil)
+        #expect(code("bigger.png", bytes: 10_485_761) == 102)
+        #expect(code("song.mp3", bytes: 5_242_881) == 102)
         do {
             _ = try AttachmentCreation.create(identifier: "", file: folder.appendingPathComponent("missing.jpg"), profile: profile)
             Issue.record("a missing file made an attachment")

@@ -79,6 +79,11 @@ struct HostileServerTests {
         let server = try cdn(["/a.jpg": .ok(body, contentType: "image/jpeg")])
         defer { server.stop() }
         var decimal = loopbackProfile(budget: Self.unreachableBudget)
+        // Unknown reading (the default): the file is let through, with a warning; it then fails only as a corrupt JPEG.
+        let unknown = await Emulator(profile: decimal).process(firebasePayload(imageURL: server.baseURL + "/a.jpg"), input: "t")
+        #expect(unknown.errorCodes == [.mediaTypeMismatch])
+        #expect(unknown.diagnostics.contains { $0.code == .mediaTooLarge && $0.severity == .warning && $0.message.contains("--megabyte 1000000") })
+        decimal.megabyteIsKnown = true
         let strict = await Emulator(profile: decimal).process(firebasePayload(imageURL: server.baseURL + "/a.jpg"), input: "t")
         #expect(strict.errorCodes == [.mediaTooLarge])
         #expect(strict.diagnostics.first?.message.contains("with --megabyte 1048576, the binary reading, it would pass") == true)

@@ -26,6 +26,22 @@ struct ExtensionSourcesTests {
         </dict></dict></plist>
         """
 
+    /// A pod nse has no stand-in for stops the build at "no such module": the failure names each module once and
+    /// the change that lets the file build in both places.
+    @Test func aMissingPodIsNamedWithTheChange() {
+        let output = """
+            /tmp/x/Sources/AppExtension/0/NotificationService.swift:3:8: error: no such module 'SDWebImageWebPCoder'
+            /tmp/x/Sources/AppExtension/0/ImageLoader.swift:2:8: error: no such module 'KeychainAccess'
+            /tmp/x/Sources/AppExtension/0/Other.swift:2:8: error: no such module 'SDWebImageWebPCoder'
+            """
+        let message = ExtensionBuildError.buildFailed(command: "swift build", output: output).description
+        #expect(message.components(separatedBy: "`import SDWebImageWebPCoder`:").count == 2)
+        #expect(message.contains("SDWebImage's WebP decoder"))
+        #expect(message.contains("`#if canImport(SDWebImageWebPCoder)` before `import SDWebImageWebPCoder`"))
+        #expect(message.contains("`import KeychainAccess`: KeychainAccess (a Keychain wrapper)"))
+        #expect(!ExtensionBuildError.buildFailed(command: "swift build", output: "error: cannot find 'x' in scope").description.contains("canImport"))
+    }
+
     @Test func theInfoPlistNamesThePrincipalClass() throws {
         let root = try folder([
             "Info.plist": plist,

@@ -36,6 +36,56 @@ struct RealExtensionTests {
         #"{"aps": {"alert": {"title": "Ada", "body": "Lunch?"}, "mutable-content": 1, "thread-id": "\#(thread)"}, \#(extra)}"#
     }
 
+    /// `UIImage(named:)!` for an asset of the app's: nse has no asset catalog, so a placeholder stands in (with a
+    /// warning) instead of the nil that crashed the run, and the communication notification shows its avatar.
+    @Test(.timeLimit(.minutes(1)))
+    func aForceUnwrappedBundleAvatarIsAPlaceholderNotACrash() async throws {
+        let delivered = try await harness().run(
+            BundleAvatarMessageService.self, payload: payload(#""sender-id": "u1", "sender-name": "Ada", "conversation-id": "c1", "avatar": "AdaAvatar""#))
+        #expect(delivered.outcome == .modified)
+        let communication = try #require(delivered.result.content?.communication)
+        #expect(communication.senderName == "Ada")
+        #expect(communication.avatar?.width == 120)
+        #expect(communication.donated)
+        let warning = try #require(delivered.diagnostics.first { $0.code == .extensionBundleImage })
+        #expect(warning.severity == .warning)
+        #expect(warning.message.contains("\"AdaAvatar\""))
+        #expect(delivered.result.verdict == .pass)
+    }
+
+    /// With a folder standing for the app's bundle, the app's own image is found: loose, or in an asset catalog.
+    @Test(arguments: ["AdaAvatar@2x.png", "Assets.xcassets/AdaAvatar.imageset/ada-avatar.png"])
+    func aBundleAvatarIsTheAppsOwnImageWhenTheBundleFolderHasIt(path: String) async throws {
+        let folder = try seed([(path, { cimagefixtures_write_png($0, 64, 48, 0, 2) })])
+        defer { try? FileManager.default.removeItem(at: folder) }
+        var harness = harness()
+        harness.bundleDirectory = folder
+        let delivered = try await harness.run(
+            BundleAvatarMessageService.self, payload: payload(#""sender-id": "u1", "sender-name": "Ada", "conversation-id": "c1", "avatar": "AdaAvatar""#))
+        #expect(delivered.result.content?.communication?.avatar?.width == 64)
+        #expect(delivered.diagnostics.isEmpty, "\(delivered.diagnostics)")
+    }
+
+    @Test func anINImageNamedAfterAnAssetIsAPlaceholderAvatar() async throws {
+        let delivered = try await harness().run(NamedAvatarMessageService.self, payload: payload(#""x": 1"#))
+        #expect(delivered.result.content?.communication?.avatar != nil)
+        #expect(delivered.result.content?.communication?.groupName == "Team")
+        #expect(delivered.diagnostics.map(\.code) == [.extensionBundleImage])
+    }
+
+    @Test func aMissedCallIsACommunicationNotificationWithTheCallersAvatar() async throws {
+        let folder = try seed([("avatars/caller.png", { cimagefixtures_write_png($0, 96, 96, 0, 2) })])
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let delivered = try await harness(seed: folder).run(
+            MissedCallService.self, payload: payload(#""caller-name": "Grace", "caller-number": "+15550100""#))
+        let communication = try #require(delivered.result.content?.communication)
+        #expect(communication.intent == "INStartCallIntent")
+        #expect(communication.senderName == "Grace")
+        #expect(communication.avatar?.width == 96)
+        #expect(communication.donated)
+        #expect(delivered.diagnostics.isEmpty, "\(delivered.diagnostics)")
+    }
+
     @Test func anAsyncDownloadWithATypeHintIsShownAndLogged() async throws {
         let folder = try seed([("pic.gif", { cimagefixtures_write_gif($0, 48, 32, 2, 4) })])
         defer { try? FileManager.default.removeItem(at: folder) }

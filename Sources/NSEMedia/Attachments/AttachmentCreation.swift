@@ -64,11 +64,11 @@ public enum AttachmentCreation {
             throw .invalidURL
         }
         let fileExtension = file.pathExtension
-        let type = typeHint.flatMap(AttachmentType.init(identifier:)) ?? AttachmentType(fileExtension: fileExtension)
+        let type = typeHint.flatMap { AttachmentType.reading(typeHint: $0, profile: profile).type } ?? AttachmentType(fileExtension: fileExtension)
         guard let type, let category = type.category else {
             throw .unrecognizedType(fileExtension: fileExtension, known: type)
         }
-        let limit = profile.sizeLimit(for: category)
+        let limit = profile.acceptedSizeLimit(for: category)
         guard size <= limit else {
             throw .invalidFileSize(bytes: size, limit: limit, category: category)
         }
@@ -86,5 +86,39 @@ extension AttachmentType {
             .compactMap(AttachmentType.init(fileExtension:))
         guard let match = known.first(where: { $0.identifier == identifier }) else { return nil }
         self = match
+    }
+}
+
+/// What `UNNotificationAttachment` makes of a `UNNotificationAttachmentOptionsTypeHintKey` value.
+public enum TypeHintReading: Sendable, Equatable {
+    /// A type identifier iOS knows: it types the file.
+    case typeIdentifier(AttachmentType)
+    /// A MIME type, read as its UTI by assumption (`DeviceProfile.typeHintReadsMIMEType`).
+    case mimeType(AttachmentType)
+    /// Nothing iOS knows (or a MIME type under the other reading): the file goes by its extension.
+    case ignored
+
+    /// The type the hint gives the file, if any.
+    public var type: AttachmentType? {
+        switch self {
+        case .typeIdentifier(let type), .mimeType(let type): type
+        case .ignored: nil
+        }
+    }
+}
+
+extension AttachmentType {
+    /// The one reading of a type hint, shared by attachment creation and the findings that explain it.
+    public static func reading(typeHint: String, profile: DeviceProfile) -> TypeHintReading {
+        if let type = AttachmentType(identifier: typeHint) { return .typeIdentifier(type) }
+        guard profile.typeHintReadsMIMEType, let type = AttachmentType(mimeType: typeHint) else { return .ignored }
+        return .mimeType(type)
+    }
+
+    /// The type a MIME type names (`image/jpeg` is public.jpeg), case and parameters ignored; nil when unknown.
+    public init?(mimeType: String) {
+        let essence = mimeType.split(separator: ";", maxSplits: 1).first.map { $0.trimmingCharacters(in: .whitespaces).lowercased() } ?? ""
+        guard let fileExtension = ResponseHead.preferredExtension(forMIMEType: essence) else { return nil }
+        self.init(fileExtension: fileExtension)
     }
 }

@@ -70,7 +70,7 @@ public struct FirebaseImageHelper: Sendable {
     private static func sizeLimit(profile: DeviceProfile) -> @Sendable (ResponseHead) -> Int {
         { head in
             let type = AttachmentType(fileExtension: FirebaseImageRules.fileExtension(for: head, profile: profile))
-            return profile.sizeLimit(for: type?.category ?? .image)
+            return profile.acceptedSizeLimit(for: type?.category ?? .image)
         }
     }
 
@@ -119,6 +119,9 @@ public struct FirebaseImageHelper: Sendable {
             var (attachment, type) = try AttachmentCreation.create(
                 identifier: Self.systemIdentifier(for: fetched.sha256), file: named, profile: profile)
             attachment.sha256 = fetched.sha256
+            if let category = type.category, let warning = profile.sizeAssumption(bytes: attachment.bytes, category: category) {
+                state.diagnostics.append(warning)
+            }
             state.bestAttemptContent.attachments = [attachment]
             state.stagedAttachments = [StagedAttachment(
                 attachment: attachment, localFile: named, attachmentType: type, format: format,
@@ -172,7 +175,7 @@ public struct FirebaseImageHelper: Sendable {
             let size = declared.map { "announces \($0) bytes" } ?? "sent more than \(limit) bytes"
             // The other reading of "MB" is worth a word only when it would let this file through.
             let binaryLimit = limit / profile.megabyte * 1_048_576
-            let unit = profile.megabyte == 1_000_000 && declared.map({ $0 <= binaryLimit }) == true
+            let unit = profile.megabyteIsKnown && profile.megabyte == 1_000_000 && declared.map({ $0 <= binaryLimit }) == true
                 ? " (assuming 1 MB = 1,000,000 bytes; with --megabyte 1048576, the binary reading, it would pass)" : ""
             return .error(.mediaTooLarge, "The image \(size); iOS accepts at most \(limit) bytes\(unit), so no image is shown. Compress or resize it.")
         case .truncated(let expected, let received):

@@ -60,6 +60,14 @@ public struct ProcessResult: Sendable, Codable, VerdictReport {
 
     public func encode(to encoder: any Encoder) throws {
         try fields.value.encode(to: encoder)
+        // Derived, never decoded: the verdict the exit status comes from and the headline made from it.
+        var derived = encoder.container(keyedBy: DerivedKeys.self)
+        try derived.encode(verdict, forKey: .verdict)
+        try derived.encode(headline.line, forKey: .headline)
+    }
+
+    private enum DerivedKeys: String, CodingKey {
+        case verdict, headline
     }
 
     // The fields, each read and changed in place in its box. Not inlined: inlined into an async function, an

@@ -71,6 +71,8 @@ public enum DiagnosticCode: String, Sendable, Codable, CaseIterable {
     /// An app's own extension downloaded something (a GET) and delivered no attachment.
     case extensionNoAttachment = "extension.no-attachment"
     case extensionCommunication = "extension.communication"
+    /// The extension asked for an image of the app's own (`UIImage(named:)`) that nse cannot see: a placeholder.
+    case extensionBundleImage = "extension.bundle-image"
     case extensionCrashed = "extension.crashed"
     case extensionContainerSeed = "extension.container-seed"
     case extensionInfoPlist = "extension.info-plist"
@@ -123,6 +125,8 @@ public enum DiagnosticCode: String, Sendable, Codable, CaseIterable {
     case mediaTooLarge = "media.too-large"
     case mediaTruncated = "media.truncated"
     case mediaUnrecognizedType = "media.unrecognized-type"
+    /// A type hint holding a MIME type (`image/jpeg`) where Apple documents a UTI: read by assumption.
+    case mediaMIMETypeHint = "media.mime-type-hint"
     case mediaUnsupportedFormat = "media.unsupported-format"
     case mediaTypeMismatch = "media.type-mismatch"
     case mediaCorrupt = "media.corrupt"

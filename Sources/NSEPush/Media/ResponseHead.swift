@@ -80,6 +80,11 @@ public struct ResponseHead: Sendable, Hashable {
         return String(Substring(scalars[scalars.index(after: dot)...]))
     }
 
+    /// The extension Apple's type system prefers for a MIME type (lower case, without parameters).
+    package static func preferredExtension(forMIMEType mimeType: String) -> String? {
+        preferredExtension[mimeType]
+    }
+
     /// The extension Apple's type system prefers for a MIME type.
     private static let preferredExtension: [String: String] = [
         "image/jpeg": "jpeg", "image/jpg": "jpeg", "image/pjpeg": "jpeg", "image/png": "png", "image/gif": "gif",

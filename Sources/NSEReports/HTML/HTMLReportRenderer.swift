@@ -187,19 +187,10 @@ public struct HTMLReportRenderer: Sendable {
         return codes
     }
 
-    /// The outcome in a sentence.
+    /// The headline's words as a sentence; the badge beside it is the verdict's.
     static func plainWords(_ result: ProcessResult) -> String {
-        switch result.outcome {
-        case .modified: result.imageShown ? "The extension ran; the notification shows its image." : "The extension ran; no image was asked for."
-        case .modifiedWithoutAttachment: "The extension ran, but the image is NOT shown."
-        case .original: "iOS does not run the extension: the payload's own content is shown."
-        case .bestAttempt: "Time ran out: the best-attempt content is shown, without the image."
-        case .rejected: "Refused: nothing reaches the phone."
-        case .notEmulated: "The iOS side was not emulated (--platform android)."
-        case .notDisplayed: result.destination == .nowhere || result.destination == nil
-            ? "Not displayed: the message carries nothing for iOS to show."
-            : "Not displayed: iOS hands the push to \(result.destination?.rawValue ?? ""), not to Notification Center."
-        }
+        let words = result.headline.words
+        return words.prefix(1).uppercased() + words.dropFirst() + "."
     }
 
     /// The Android side (`--platform android|both`) in a sentence; its findings are listed with the others.
