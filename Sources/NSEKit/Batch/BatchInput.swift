@@ -69,8 +69,9 @@ public enum BatchInputDiscovery {
                 if seen.insert(realPath(path) ?? path).inserted {
                     inputs.append(BatchInput(file: root, outputPath: root.lastPathComponent))
                 }
-            } else {
-                throw BatchInputError(description: "\(path) is neither a folder nor a regular file.")
+            } else if seen.insert(realPath(path) ?? path).inserted {
+                // A FIFO, device or socket named on its own is reported as a folder's would be, never read.
+                inputs.append(BatchInput(file: root, outputPath: root.lastPathComponent, unreadableReason: notRegularReason(info.st_mode, path: path)))
             }
         }
         var owners: [String: String] = [:]
@@ -139,14 +140,19 @@ public enum BatchInputDiscovery {
                 } else if (target.st_mode & S_IFMT) == S_IFDIR {
                     continue  // A link to a folder could loop: documented as skipped.
                 } else if (target.st_mode & S_IFMT) != S_IFREG {
-                    found.append(Found(input: BatchInput(file: url, outputPath: output, unreadableReason: "it is not a regular file (a FIFO, socket or device), which nse does not read: it could block the batch"), identity: realPath(entryPath) ?? resolvedPath))
+                    found.append(Found(input: BatchInput(file: url, outputPath: output, unreadableReason: notRegularReason(target.st_mode, path: url.relativePath)), identity: realPath(entryPath) ?? resolvedPath))
                 } else {
                     found.append(Found(input: BatchInput(file: url, outputPath: output), identity: realPath(entryPath) ?? resolvedPath))
                 }
             default:
-                found.append(Found(input: BatchInput(file: url, outputPath: output, unreadableReason: "it is not a regular file (a FIFO, socket or device), which nse does not read: it could block the batch"), identity: resolvedPath))
+                found.append(Found(input: BatchInput(file: url, outputPath: output, unreadableReason: notRegularReason(link.st_mode, path: url.relativePath)), identity: resolvedPath))
             }
         }
+    }
+
+    /// Why a FIFO, device or socket is not read, in the words every command uses (`RegularFile`).
+    private static func notRegularReason(_ mode: mode_t, path: String) -> String {
+        RegularFileError.notRegular(RegularFile.FileKind(mode: mode) ?? .other).reason(path: path)
     }
 
     /// Whether the name ends in `.json` or `.apns` (any case) after a stem: read from the name alone, since
