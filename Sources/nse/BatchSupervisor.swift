@@ -31,7 +31,8 @@ enum BatchSupervisor {
             try? FileManager.default.removeItem(at: journal)
             let extra = ["--worker-journal", journal.path] + crashed.sorted { $0.key < $1.key }.flatMap { ["--worker-crashed", "\($0.key):\($0.value)"] }
             let ending = runWorker(arguments + extra, relay: relay)
-            guard case .signal(let number) = ending, number != SIGINT, number != SIGTERM else {
+            // SIGPIPE is no crash: the worker ignores it, and a reader closing the pipe says nothing about a push.
+            guard case .signal(let number) = ending, ![SIGINT, SIGTERM, SIGPIPE].contains(number) else {
                 return ending.status
             }
             let suspects = CrashJournal.unfinished(in: journal).filter { crashed[$0.index] == nil }

@@ -24,6 +24,10 @@ struct NSECommand: AsyncParsableCommand {
         // many run at once as there are cores: one arena per core saved 1.5 to 2.5 MB of the latency benchmark's
         // peak (62.4 to 63.2 MB, 60.7 to 61.0 with it) at no cost in time (docs/performance.md, twelfth session).
         _ = csystem_malloc_set_arena_max(Int32(ProcessInfo.processInfo.activeProcessorCount))
+        // A reader that leaves (`nse batch | head`) must end only the printing: with SIGPIPE at its default the
+        // first write after it killed nse before it wrote report.json, JUnit or HTML, and a batch's supervisor took
+        // the signal for a crash. Ignored, a write to the closed pipe fails with EPIPE, which printing ignores.
+        _ = signal(SIGPIPE, SIG_IGN)
         let arguments = Array(CommandLine.arguments.dropFirst())
         if arguments.first == BatchCommand.configuration.commandName {
             if BatchSupervisor.isWorker(arguments) {

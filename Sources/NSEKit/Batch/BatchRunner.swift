@@ -9,6 +9,8 @@ public struct BatchReport: Sendable {
     public var reportFile: URL?
     /// Why `report.json` could not be written, if it could not.
     public var reportError: String?
+    /// The results that could not be saved under the output folder (`ResultWorkspace.unsavedResults`).
+    public var unsavedResults: [String] = []
 }
 
 /// Runs every input through the same `Emulator` as `nse process`, at most `jobs` at a time, and saves each
@@ -133,6 +135,7 @@ public struct BatchRunner: Sendable {
             elapsedMilliseconds: started.duration(to: .now).milliseconds, interrupted: interrupted)
         summary.peakMemoryBytes = PeakMemory.bytes()
         var report = BatchReport(inputs: inputs, entries: entries, summary: summary)
+        report.unsavedResults = workspace.unsavedResults
         if let outDirectory {
             let file = outDirectory.appending(path: "report.json")
             do {
@@ -191,7 +194,7 @@ public struct BatchRunner: Sendable {
         do {
             return try workspace.spoolResult(workspace.publish(&result, staged: staged, to: destination))
         } catch {
-            result.diagnostics.append(.warning(.mediaNotSaved, "The result could not be saved to \(destination.path): \(error.localizedDescription). The verdict is unaffected."))
+            // `publish` noted it in the result and in `unsavedResults`.
             return try? workspace.spoolResult(JSONResultRenderer().encode(result))
         }
     }
