@@ -29,6 +29,10 @@ struct NSECommand: AsyncParsableCommand {
         // the signal for a crash. Ignored, a write to the closed pipe fails with EPIPE, which printing ignores.
         _ = signal(SIGPIPE, SIG_IGN)
         let arguments = Array(CommandLine.arguments.dropFirst())
+        if let message = SubcommandSuggestion.error(for: arguments, commands: configuration.subcommands) {
+            FileHandle.standardError.write(Data("Error: \(message)\n".utf8))
+            Foundation.exit(2)
+        }
         if arguments.first == BatchCommand.configuration.commandName {
             if BatchSupervisor.isWorker(arguments) {
                 // Before any thread starts, when growing the table is cheap: room for the largest batch `--jobs`

@@ -17,7 +17,7 @@ struct ProcessCommand: AsyncParsableCommand {
         case text, json
     }
 
-    @Argument(help: "APNs payloads (.json), simctl files (.apns) or FCM HTTP v1 messages.", completion: .file())
+    @Argument(help: "APNs payloads (.json), simctl files (.apns) or FCM HTTP v1 messages; `-` reads one from standard input.", completion: .file())
     var files: [String]
 
     @Option(help: ArgumentHelp("Save each result as DIR/<name>/content.json with its attachment (inputs that share a name get their parent folders too).", valueName: "dir"))

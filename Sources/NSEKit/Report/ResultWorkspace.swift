@@ -43,13 +43,7 @@ public final class ResultWorkspace: Sendable {
     /// Removes the workspaces of batches that were killed (SIGKILL, a crash) before they could clean up:
     /// those whose process no longer exists. A batch still running keeps its own.
     private static func removeAbandoned(in parent: URL) {
-        let names = (try? FileManager.default.contentsOfDirectory(atPath: parent.path)) ?? []
-        for name in names where name.hasPrefix(prefix) {
-            let fields = name.dropFirst(prefix.count).split(separator: "-", maxSplits: 1)
-            guard let pid = fields.first.flatMap({ pid_t($0) }), pid > 0, pid != getpid(),
-                  kill(pid, 0) != 0, errno == ESRCH else { continue }
-            try? FileManager.default.removeItem(at: parent.appending(path: name))
-        }
+        AbandonedFiles.remove(prefixes: [prefix], in: parent)
     }
 
     /// A fresh folder for one push's result, to be committed or discarded.
