@@ -91,7 +91,6 @@ public enum PushReader {
                 diagnostic: .error(.inputUnreadable, "\(path) is a folder, not a push file. `nse batch \(path)` processes every push file in a folder."),
                 unreadable: true)
         } catch .notRegular(let kind) {
-            // Standard input is the one stream read to its end: a pipe is read that way.
             let hint = kind == .fifo ? " To read a pipe, name `-` and redirect it: `- < \(path)`." : ""
             throw InputError(diagnostic: .error(.inputUnreadable, "Cannot read \(path): \(RegularFileError.notRegular(kind).reason(path: path)).\(hint)"), unreadable: true)
         } catch .tooLarge(let size) {
@@ -102,21 +101,13 @@ public enum PushReader {
     }
 
     private static func readStandardInput() throws(InputError) -> Data {
-        var bytes = Data()
-        var chunk = [UInt8](repeating: 0, count: 64 * 1024)
-        while bytes.count <= maxInputBytes {
-            let count = chunk.withUnsafeMutableBytes { Glibc.read(STDIN_FILENO, $0.baseAddress, $0.count) }
-            if count == 0 { break }
-            if count < 0 {
-                if errno == EINTR { continue }
-                throw InputError(
-                    diagnostic: .error(.inputUnreadable, "Cannot read standard input: \(RegularFileError.cannotOpen(errno: errno).reason(path: standardInputName))."),
-                    unreadable: true)
-            }
-            bytes.append(contentsOf: chunk[0..<count])
+        do throws(RegularFileError) {
+            return try RegularFile.readAll(STDIN_FILENO, limit: maxInputBytes)
+        } catch .tooLarge(let size) {
+            throw tooLarge(atLeast: size)
+        } catch let error {
+            throw InputError(diagnostic: .error(.inputUnreadable, "Cannot read standard input: \(error.reason(path: standardInputName))."), unreadable: true)
         }
-        guard bytes.count <= maxInputBytes else { throw tooLarge(atLeast: bytes.count) }
-        return bytes
     }
 
     private static func tooLarge(atLeast size: Int) -> InputError {

@@ -11,13 +11,18 @@ public enum RegularFile {
     /// The file's bytes; throws when it is not a regular file, cannot be read, or holds more than `limit` bytes.
     public static func read(_ path: String, limit: Int) throws(RegularFileError) -> Data {
         var info = stat()
-        guard stat(path, &info) == 0 else { throw .cannotOpen(errno: errno) }
+        guard stat(path, &info) == 0 else { throw .unreadable(errno: errno) }
         if let kind = FileKind(mode: info.st_mode) { throw .notRegular(kind) }
         let descriptor = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC)
-        guard descriptor >= 0 else { throw .cannotOpen(errno: errno) }
+        guard descriptor >= 0 else { throw .unreadable(errno: errno) }
         defer { close(descriptor) }
-        guard fstat(descriptor, &info) == 0 else { throw .cannotOpen(errno: errno) }
+        guard fstat(descriptor, &info) == 0 else { throw .unreadable(errno: errno) }
         if let kind = FileKind(mode: info.st_mode) { throw .notRegular(kind) }
+        return try readAll(descriptor, limit: limit)
+    }
+
+    /// At most `limit` + 1 bytes of an open descriptor, to its end (standard input is read here too).
+    public static func readAll(_ descriptor: Int32, limit: Int) throws(RegularFileError) -> Data {
         var bytes = Data()
         var chunk = [UInt8](repeating: 0, count: 64 * 1024)
         while bytes.count <= limit {
@@ -25,7 +30,7 @@ public enum RegularFile {
             if count == 0 { break }
             if count < 0 {
                 if errno == EINTR { continue }
-                throw .cannotOpen(errno: errno)
+                throw .unreadable(errno: errno)
             }
             bytes.append(contentsOf: chunk[0..<count])
         }
@@ -54,7 +59,7 @@ public enum RegularFile {
 
 /// Why `RegularFile.read` refused a file, with the words every command uses for it.
 public enum RegularFileError: Error, Sendable, Equatable, CustomStringConvertible {
-    case cannotOpen(errno: Int32)
+    case unreadable(errno: Int32)
     case notRegular(RegularFile.FileKind)
     case tooLarge(atLeast: Int)
 
@@ -63,7 +68,7 @@ public enum RegularFileError: Error, Sendable, Equatable, CustomStringConvertibl
     /// Why, in the sentence that follows "Cannot read PATH: " (ending before its full stop).
     public func reason(path: String) -> String {
         switch self {
-        case .cannotOpen(let code):
+        case .unreadable(let code):
             switch code {
             case ENOENT: "no such file"
             case EACCES, EPERM: "permission denied"
