@@ -43,7 +43,7 @@ public enum RegularFile {
         case folder, fifo, characterDevice, blockDevice, socket, other
 
         /// Nil for a regular file.
-        init?(mode: mode_t) {
+        public init?(mode: mode_t) {
             switch mode & S_IFMT {
             case S_IFREG: return nil
             case S_IFDIR: self = .folder
