@@ -1,4 +1,5 @@
 import Foundation
+import NSEPush
 import NSEReports
 
 /// Why a batch cannot start: a usage error (exit status 2).
@@ -18,9 +19,12 @@ public enum BatchInputDiscovery {
     /// - Parameter excluding: folders never entered, such as the batch's own output folder.
     public static func discover(_ paths: [String], excluding: [URL] = []) throws(BatchInputError) -> [BatchInput] {
         let excluded = Set(excluding.compactMap { realPath($0.path) })
-        let directoryRoots = paths.filter { isDirectory($0) }.count
+        let directoryRoots = paths.filter { isDirectory($0) }
+        // With several folders, each keeps as much of its path as tells it apart (`a/in`, `b/in`), so their files cannot collide.
+        let folderPrefixes = Dictionary(zip(directoryRoots, ResultFolderNames.distinctSuffixes(of: directoryRoots)), uniquingKeysWith: { first, _ in first })
         var inputs: [BatchInput] = []
         var seen = Set<String>()
+        var namedFiles: [Int] = []
         for path in paths {
             var info = stat()
             guard stat(path, &info) == 0 else {
@@ -29,8 +33,7 @@ public enum BatchInputDiscovery {
             let isFolder = (info.st_mode & S_IFMT) == S_IFDIR
             let root = URL(fileURLWithPath: path, isDirectory: isFolder)
             if isFolder {
-                // With several folders, each keeps its own name in the output so their files cannot collide.
-                let prefix = directoryRoots > 1 ? root.standardizedFileURL.lastPathComponent : ""
+                let prefix = directoryRoots.count > 1 ? folderPrefixes[path] ?? root.standardizedFileURL.lastPathComponent : ""
                 var found: [Found] = []
                 let resolvedRoot = realPath(path) ?? path
                 walk(root, resolved: resolvedRoot, relative: "", prefix: prefix, excluded: excluded, into: &found)
@@ -40,17 +43,22 @@ public enum BatchInputDiscovery {
                 }
             } else if (info.st_mode & S_IFMT) == S_IFREG {
                 if seen.insert(realPath(path) ?? path).inserted {
+                    namedFiles.append(inputs.count)
                     inputs.append(BatchInput(file: root, outputPath: root.lastPathComponent))
                 }
-            } else {
-                throw BatchInputError(description: "\(path) is neither a folder nor a regular file.")
+            } else if seen.insert(realPath(path) ?? path).inserted {
+                // A FIFO, device or socket named on its own is reported as a folder's would be, never read.
+                namedFiles.append(inputs.count)
+                inputs.append(BatchInput(file: root, outputPath: root.lastPathComponent, unreadableReason: notRegularReason(info.st_mode, path: path)))
             }
         }
-        var owners: [String: String] = [:]
-        for input in inputs {
-            if let other = owners.updateValue(input.displayPath, forKey: input.outputPath) {
-                throw BatchInputError(description: "\(other) and \(input.displayPath) would both be saved as \(input.outputPath). Pass their common parent folder instead.")
-            }
+        // Files named on their own are named as `nse process` names them; then whatever still collides (a named
+        // file and a walked one) is numbered: every push gets a result folder of its own.
+        for (index, name) in zip(namedFiles, ResultFolderNames.distinctSuffixes(of: namedFiles.map { inputs[$0].file.path })) {
+            inputs[index].outputPath = name
+        }
+        for (index, name) in ResultFolderNames.unique(inputs.map(\.outputPath)).enumerated() {
+            inputs[index].outputPath = name
         }
         return inputs
     }
@@ -112,14 +120,19 @@ public enum BatchInputDiscovery {
                 } else if (target.st_mode & S_IFMT) == S_IFDIR {
                     continue  // A link to a folder could loop: documented as skipped.
                 } else if (target.st_mode & S_IFMT) != S_IFREG {
-                    found.append(Found(input: BatchInput(file: url, outputPath: output, unreadableReason: "it is not a regular file (a FIFO, socket or device), which nse does not read: it could block the batch"), identity: realPath(entryPath) ?? resolvedPath))
+                    found.append(Found(input: BatchInput(file: url, outputPath: output, unreadableReason: notRegularReason(target.st_mode, path: url.relativePath)), identity: realPath(entryPath) ?? resolvedPath))
                 } else {
                     found.append(Found(input: BatchInput(file: url, outputPath: output), identity: realPath(entryPath) ?? resolvedPath))
                 }
             default:
-                found.append(Found(input: BatchInput(file: url, outputPath: output, unreadableReason: "it is not a regular file (a FIFO, socket or device), which nse does not read: it could block the batch"), identity: resolvedPath))
+                found.append(Found(input: BatchInput(file: url, outputPath: output, unreadableReason: notRegularReason(link.st_mode, path: url.relativePath)), identity: resolvedPath))
             }
         }
+    }
+
+    /// Why a FIFO, device or socket is not read, in the words every command uses (`RegularFile`).
+    private static func notRegularReason(_ mode: mode_t, path: String) -> String {
+        RegularFileError.notRegular(RegularFile.FileKind(mode: mode) ?? .other).reason(path: path)
     }
 
     /// Whether the name ends in `.json` or `.apns` (any case) after a stem: read from the name alone, since

@@ -130,6 +130,7 @@ public struct BatchRunner: Sendable {
             elapsedMilliseconds: started.duration(to: .now).milliseconds, interrupted: interrupted)
         summary.peakMemoryBytes = PeakMemory.bytes()
         var report = BatchReport(inputs: inputs, entries: entries, summary: summary)
+        report.unsavedResults = workspace.unsavedResults
         if let outDirectory {
             let file = outDirectory.appending(path: "report.json")
             do {
@@ -188,7 +189,7 @@ public struct BatchRunner: Sendable {
         do {
             return try workspace.spoolResult(workspace.publish(&result, staged: staged, to: destination))
         } catch {
-            result.diagnostics.append(.warning(.mediaNotSaved, "The result could not be saved to \(destination.path): \(error.localizedDescription). The verdict is unaffected."))
+            // `publish` noted it in the result and in `unsavedResults`.
             return try? workspace.spoolResult(JSONResultRenderer().encode(result))
         }
     }

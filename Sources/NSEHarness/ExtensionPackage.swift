@@ -42,6 +42,8 @@ public struct ExtensionSources: Sendable {
     public var principalClass: String
     /// The push SDKs whose helper module the files import (`import OneSignalExtension`), in `PushSDK` order.
     public var sdks: [PushSDK] = []
+    /// A source file larger than this is refused unread: an extension's files are a few kilobytes each.
+    static let maxSourceBytes = 16 << 20
 
     /// Reads folders (recursively: `.swift` files and the first `Info.plist`) and single files (`.swift`,
     /// `.plist`). The principal class is `className`, else the Info.plist's `NSExtensionPrincipalClass`,
@@ -87,7 +89,14 @@ public struct ExtensionSources: Sendable {
         }
 
         let texts = try files.map { file throws(ExtensionBuildError) -> String in
-            do { return try String(contentsOf: file.0, encoding: .utf8) } catch { throw .unreadable(file.0.path, error.localizedDescription) }
+            let data: Data
+            do throws(RegularFileError) {
+                data = try RegularFile.read(file.0.path, limit: Self.maxSourceBytes)
+            } catch {
+                throw .unreadable(file.0.path, error.reason(path: file.0.path))
+            }
+            guard let text = String(validating: data, as: UTF8.self) else { throw .unreadable(file.0.path, "it is not UTF-8 text") }
+            return text
         }
         let declared = serviceClasses(declaredIn: texts, standInClasses: standInClasses)
         let chosen: String
@@ -147,7 +156,7 @@ public struct ExtensionSources: Sendable {
 
     /// `NSExtension > NSExtensionPrincipalClass`, without Xcode's `$(PRODUCT_MODULE_NAME).` prefix.
     static func principalClass(in plist: URL) -> String? {
-        guard let data = FileManager.default.contents(atPath: plist.path),
+        guard let data = try? RegularFile.read(plist.path, limit: TransportSecurity.maxInfoPlistBytes),
               let root = try? PropertyListSerialization.propertyList(from: data, format: nil) as? [String: Any],
               let info = root["NSExtension"] as? [String: Any],
               let value = info["NSExtensionPrincipalClass"] as? String,

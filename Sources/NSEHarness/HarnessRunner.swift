@@ -176,8 +176,26 @@ public struct HarnessRunner: ExtensionRunner {
         return expired ? .expired : .delivered
     }
 
+    /// The first entry under `seed` that is neither a regular file, a folder nor a symbolic link (which is copied
+    /// as a link), with what it is.
+    static func firstUncopiableEntry(under seed: URL) -> (String, RegularFile.FileKind)? {
+        guard let walker = FileManager.default.enumerator(atPath: seed.path) else { return nil }
+        for case let relative as String in walker {
+            let path = seed.appending(path: relative).path
+            var info = stat()
+            guard lstat(path, &info) == 0, (info.st_mode & S_IFMT) != S_IFLNK, let kind = RegularFile.FileKind(mode: info.st_mode), kind != .folder else { continue }
+            return (path, kind)
+        }
+        return nil
+    }
+
     private func seedContainer(_ environment: ExtensionEnvironment, from seed: URL, diagnostics: inout [Diagnostic]) {
         let container = environment.containerDirectory
+        // Copying a FIFO waits for a writer for ever: the seed is checked whole before anything is copied.
+        if let (path, kind) = Self.firstUncopiableEntry(under: seed) {
+            diagnostics.append(.warning(.extensionContainerSeed, "The container seed \(seed.path) was not copied into the run's container: \(path): \(RegularFileError.notRegular(kind).reason(path: path)). The extension starts with an empty container."))
+            return
+        }
         do {
             for name in try FileManager.default.contentsOfDirectory(atPath: seed.path) {
                 try FileManager.default.copyItem(at: seed.appending(path: name), to: container.appending(path: name))

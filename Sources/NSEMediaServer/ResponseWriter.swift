@@ -178,7 +178,8 @@ enum BodySource {
 
     /// Opens a regular file for streaming.
     static func open(_ path: String) -> Opening {
-        let fd = Glibc.open(path, O_RDONLY | O_CLOEXEC)
+        // O_NONBLOCK: a FIFO put in place of a checked file cannot hold the server in open(2).
+        let fd = Glibc.open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
         guard fd >= 0 else {
             switch errno {
             case ENOENT, ENOTDIR: return .unservable(.notFound)

@@ -30,10 +30,10 @@ public struct TextResultRenderer: ResultRenderer {
 
     /// One line after several pushes: how many pass, fail and were not checked, and how many images show.
     public func totals(_ summary: BatchSummary) -> String {
-        var line = "\(summary.processed) pushes: \(summary.passed) pass, \(summary.failed) fail"
+        var line = "\(counted(summary.processed, "push", plural: "pushes")): \(summary.passed) pass, \(summary.failed) fail"
         if summary.unreadable > 0 { line += ", \(summary.unreadable) not checked" }
-        if summary.warnings > 0 { line += " (\(summary.warnings) warnings)" }
-        line += "; \(summary.imagesShown) of the \(summary.imagesRequested) images asked for would show"
+        if summary.warnings > 0 { line += " (\(counted(summary.warnings, "warning")))" }
+        line += "; \(summary.imagesShown) of the \(counted(summary.imagesRequested, "image")) asked for would show"
         return line
     }
 

@@ -200,7 +200,7 @@ struct BatchCommand: AsyncParsableCommand {
 
         var summary = BatchTextRenderer().summary(batchReport.summary)
         if let reportFile = batchReport.reportFile { summary += "\nresults: \(outDirectory?.relativePath ?? "")/  report: \(reportFile.relativePath)" }
-        var problems = batchReport.reportError.map { [$0] } ?? []
+        var problems = batchReport.unsavedResults + (batchReport.reportError.map { [$0] } ?? [])
         if let junit, workerOnly == nil {
             let file = URL(fileURLWithPath: junit)
             do {

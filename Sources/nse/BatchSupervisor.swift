@@ -25,7 +25,12 @@ enum BatchSupervisor {
 
     /// Runs the worker to the end and returns the exit status `nse batch` should have.
     static func run(arguments: [String]) -> Int32 {
-        let journal = FileManager.default.temporaryDirectory.appendingPathComponent("nse-journal-\(getpid())-\(UUID().uuidString)")
+        let folder = journalFolder(arguments)
+        // A supervisor killed with SIGKILL cannot remove its journal: the next batch does, once that process is gone.
+        for place in Set([folder, FileManager.default.temporaryDirectory]) {
+            AbandonedFiles.remove(prefixes: CrashJournal.prefixes, in: place)
+        }
+        let journal = folder.appendingPathComponent("\(CrashJournal.prefixes[0])\(getpid())-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: journal) }
         let relay = SignalRelay()
         defer { relay.stop() }
@@ -35,7 +40,8 @@ enum BatchSupervisor {
             try? FileManager.default.removeItem(at: journal)
             let extra = ["--worker-journal", journal.path] + crashed.sorted { $0.key < $1.key }.flatMap { ["--worker-crashed", "\($0.key):\($0.value)"] }
             let ending = runWorker(arguments + extra, relay: relay)
-            guard case .signal(let number) = ending, number != SIGINT, number != SIGTERM else {
+            // SIGPIPE is no crash: the worker ignores it, and a reader closing the pipe says nothing about a push.
+            guard case .signal(let number) = ending, ![SIGINT, SIGTERM, SIGPIPE].contains(number) else {
                 return ending.status
             }
             let suspects = CrashJournal.unfinished(in: journal).filter { crashed[$0.index] == nil }
@@ -61,6 +67,26 @@ enum BatchSupervisor {
                 say("nse: no push crashes alone; reporting \(names) as internal.crash and running the batch again without them.")
             }
         }
+    }
+
+    /// Where the journal is kept: inside `--out` when there is one (made here if missing; the worker would make
+    /// it anyway), so a killed batch leaves nothing outside what the user named; else TMPDIR. The supervisor
+    /// does not parse its arguments (the worker does), so `--out` is looked up by name.
+    static func journalFolder(_ arguments: [String]) -> URL {
+        var out: String?
+        for (index, argument) in arguments.enumerated() {
+            if argument == "--out", arguments.indices.contains(index + 1) {
+                out = arguments[index + 1]
+            } else if argument.hasPrefix("--out=") {
+                out = String(argument.dropFirst("--out=".count))
+            } else if argument == "--" {
+                break
+            }
+        }
+        guard let out, !out.isEmpty else { return FileManager.default.temporaryDirectory }
+        let folder = URL(fileURLWithPath: out)
+        guard (try? FolderCreation.make(folder)) != nil else { return FileManager.default.temporaryDirectory }
+        return folder
     }
 
     private enum Ending {

@@ -11,6 +11,10 @@ import NSEReports
 /// Each line is one write(2) to a file opened with O_APPEND: the kernel has it as soon as the call returns, so a
 /// trap or a SIGKILL the next instant loses nothing already written.
 final class CrashJournal: Sendable {
+    /// Its file's name is `<prefix><supervisor's pid>-<UUID>`, hidden (inside `--out`, a later batch skips it);
+    /// the second prefix is the name earlier versions left in TMPDIR, cleaned up all the same.
+    static let prefixes = [".nse-journal-", "nse-journal-"]
+
     private let descriptor: Int32
 
     init(file: URL) throws {

@@ -138,11 +138,8 @@ struct ExtensionCommand: AsyncParsableCommand {
             }
             if let workspace, let outDirectory {
                 let destination = outDirectory.appendingPathComponent(folderNames[index])
-                do {
-                    _ = try workspace.publish(&result, staged: staging, to: destination)
-                } catch {
-                    result.diagnostics.append(.warning(.mediaNotSaved, "The result could not be saved to \(destination.path): \(error.localizedDescription). The verdict is unaffected."))
-                }
+                // A failure is noted in the result and in `workspace.unsavedResults`, which ends the run with status 2.
+                _ = try? workspace.publish(&result, staged: staging, to: destination)
             }
             results.append(result)
         }
@@ -158,7 +155,15 @@ struct ExtensionCommand: AsyncParsableCommand {
                 throw usageFailure("--junit \(junit) cannot be written: \(error.localizedDescription)")
             }
         }
-        try ReportOutput.emit(results, format: format, style: terminal.style, text: TextResultRenderer().render, status: \.exitStatus)
+        let unsaved = workspace?.unsavedResults ?? []
+        do {
+            try ReportOutput.emit(results, format: format, style: terminal.style, text: TextResultRenderer().render, status: \.exitStatus)
+        } catch {
+            guard !unsaved.isEmpty else { throw error }
+        }
+        // As for `nse process`: a result that could not be saved is exit status 2, whatever the verdicts.
+        for problem in unsaved { FileHandle.standardError.write(Data("Error: \(problem)\n".utf8)) }
+        if !unsaved.isEmpty { throw ExitCode(2) }
     }
 
     /// Builds the package unless the last build was of the same sources; returns the program to run and the

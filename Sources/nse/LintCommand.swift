@@ -15,7 +15,7 @@ struct LintCommand: ParsableCommand {
             """
     )
 
-    @Argument(help: "Pushes to check.", completion: .file())
+    @Argument(help: "Pushes to check; `-` reads one from standard input.", completion: .file())
     var files: [String]
 
     @Option(help: "Output format: text (default on a terminal) or json (default otherwise).")

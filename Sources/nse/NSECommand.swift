@@ -27,7 +27,15 @@ struct NSECommand: AsyncParsableCommand {
         // worker runs a few dozen threads (the executor starts one per job while every other is busy), and only as
         // many run at once as there are cores: one arena per core lowers a batch's peak memory at no cost in time.
         _ = csystem_malloc_set_arena_max(Int32(ProcessInfo.processInfo.activeProcessorCount))
+        // A reader that leaves (`nse batch | head`) must end only the printing: with SIGPIPE at its default the
+        // first write after it killed nse before it wrote report.json, JUnit or HTML, and a batch's supervisor took
+        // the signal for a crash. Ignored, a write to the closed pipe fails with EPIPE, which printing ignores.
+        _ = signal(SIGPIPE, SIG_IGN)
         let arguments = Array(CommandLine.arguments.dropFirst())
+        if let message = SubcommandSuggestion.error(for: arguments, commands: configuration.subcommands) {
+            FileHandle.standardError.write(Data("Error: \(message)\n".utf8))
+            Foundation.exit(2)
+        }
         if arguments.first == BatchCommand.configuration.commandName {
             if BatchSupervisor.isWorker(arguments) {
                 // Before any thread starts, when growing the table is cheap: room for the largest batch `--jobs`

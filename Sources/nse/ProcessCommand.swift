@@ -21,7 +21,7 @@ struct ProcessCommand: AsyncParsableCommand {
         case text, json
     }
 
-    @Argument(help: "APNs payloads (.json), simctl files (.apns) or FCM HTTP v1 messages.", completion: .file())
+    @Argument(help: "APNs payloads (.json), simctl files (.apns) or FCM HTTP v1 messages; `-` reads one from standard input.", completion: .file())
     var files: [String]
 
     @Option(help: ArgumentHelp("Save each result as DIR/<name>/content.json with its attachment (inputs that share a name get their parent folders too).", valueName: "dir"))
@@ -85,11 +85,8 @@ struct ProcessCommand: AsyncParsableCommand {
             var result = await emulator.process(file: URL(fileURLWithPath: file), attachmentDirectory: staging)
             if let workspace, let staging, let outDirectory {
                 let destination = outDirectory.appendingPathComponent(folderNames[index])
-                do {
-                    _ = try workspace.publish(&result, staged: staging, to: destination)
-                } catch {
-                    result.diagnostics.append(.warning(.mediaNotSaved, "The result could not be saved to \(destination.path): \(error.localizedDescription). The verdict is unaffected."))
-                }
+                // A failure is noted in the result and in `workspace.unsavedResults`, which ends the run with status 2.
+                _ = try? workspace.publish(&result, staged: staging, to: destination)
             }
             if let html {
                 let push = CompletedPush(index: index, staged: result, kept: outDirectory != nil)
@@ -99,17 +96,18 @@ struct ProcessCommand: AsyncParsableCommand {
             results.append(result)
         }
         print(render(results))
-        var problem: String?
+        // A result or report that could not be written is as bad as an input that could not be read: exit 2.
+        var problems = workspace?.unsavedResults ?? []
         if let html, let path = report.html {
             let summary = BatchSummary(results: results, strict: report.strict)
             do {
                 try html.write(summary: summary, to: URL(fileURLWithPath: path))
             } catch {
-                problem = "\(path) could not be written: \(error.localizedDescription)"
-                FileHandle.standardError.write(Data("Error: \(problem ?? "")\n".utf8))
+                problems.append("\(path) could not be written: \(error.localizedDescription)")
             }
         }
-        let status = problem != nil ? 2 : results.map { $0.exitStatus(strict: report.strict) }.max() ?? 0
+        for problem in problems { FileHandle.standardError.write(Data("Error: \(problem)\n".utf8)) }
+        let status = !problems.isEmpty ? 2 : results.map { $0.exitStatus(strict: report.strict) }.max() ?? 0
         if status != 0 { throw ExitCode(status) }
     }
 

@@ -16,7 +16,7 @@ struct ResolveCommand: ParsableCommand {
             """
     )
 
-    @Argument(help: "FCM HTTP v1 send requests ({\"message\": {...}}) or bare messages.", completion: .file())
+    @Argument(help: "FCM HTTP v1 send requests ({\"message\": {...}}) or bare messages; `-` reads one from standard input.", completion: .file())
     var files: [String]
 
     @Option(help: "The platform to resolve for: ios, android or both.")

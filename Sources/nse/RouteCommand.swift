@@ -18,7 +18,7 @@ struct RouteCommand: ParsableCommand {
             """
     )
 
-    @Argument(help: "FCM HTTP v1 messages or APNs payloads.", completion: .file())
+    @Argument(help: "FCM HTTP v1 messages or APNs payloads; `-` reads one from standard input.", completion: .file())
     var files: [String]
 
     @Option(name: .customLong("app-state"), help: "Whether the app is in the foreground or the background (default: both, one report each).")

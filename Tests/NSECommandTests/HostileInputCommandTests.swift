@@ -112,17 +112,17 @@ struct HostileInputCommandTests {
                 at: ProcessCommandTests.root.appendingPathComponent("samples/payloads/\(sample)"), to: sub.appendingPathComponent("x.json"))
         }
         let out = folder.appendingPathComponent("out")
-        // A previous run's result in the folder `a/x` will use: it must be replaced whole, not merged.
-        try FileManager.default.createDirectory(at: out.appendingPathComponent("a/x"), withIntermediateDirectories: true)
-        try Data("stale".utf8).write(to: out.appendingPathComponent("a/x/attachment.gif"))
+        // A previous run's result in the folder `a/x.json` will use: it must be replaced whole, not merged.
+        try FileManager.default.createDirectory(at: out.appendingPathComponent("a/x.json"), withIntermediateDirectories: true)
+        try Data("stale".utf8).write(to: out.appendingPathComponent("a/x.json/attachment.gif"))
 
         let a = folder.appendingPathComponent("a/x.json").path, b = folder.appendingPathComponent("b/x.json").path
         let run = try await runNSE(["process", a, b, "--media", "samples/media", "--out", out.path, "--format", "json"])
 
         #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
         let listing = try FileManager.default.subpathsOfDirectory(atPath: out.path).sorted()
-        #expect(listing == ["a", "a/x", "a/x/attachment.jpg", "a/x/content.json", "b", "b/x", "b/x/attachment.png", "b/x/content.json"])
-        let first = try JSONDecoder().decode(ProcessResult.self, from: Data(contentsOf: out.appendingPathComponent("a/x/content.json")))
+        #expect(listing == ["a", "a/x.json", "a/x.json/attachment.jpg", "a/x.json/content.json", "b", "b/x.json", "b/x.json/attachment.png", "b/x.json/content.json"])
+        let first = try JSONDecoder().decode(ProcessResult.self, from: Data(contentsOf: out.appendingPathComponent("a/x.json/content.json")))
         #expect(first.input == a)
     }
 
@@ -143,10 +143,13 @@ struct HostileInputCommandTests {
     }
 
     @Test func folderNamesNeverCollide() {
-        #expect(ResultFolderNames.names(for: ["promo.json", "sale.apns"]) == ["promo", "sale"])
-        #expect(ResultFolderNames.names(for: ["c/a/x.json", "c/b/x.json", "y.json"]) == ["a/x", "b/x", "y"])
-        #expect(ResultFolderNames.names(for: ["x.json", "x.apns"]) == ["x", "x-2"])
-        #expect(ResultFolderNames.names(for: ["x.json", "x.json", "x-2.json"]) == ["x", "x-3", "x-2"])
-        #expect(ResultFolderNames.names(for: ["a.json", "c/a/x.json", "d/b/x.json"]) == ["a-2", "a/x", "b/x"])
+        #expect(ResultFolderNames.names(for: ["promo.json", "sale.apns"]) == ["promo.json", "sale.apns"])
+        #expect(ResultFolderNames.names(for: ["c/a/x.json", "c/b/x.json", "y.json"]) == ["a/x.json", "b/x.json", "y.json"])
+        #expect(ResultFolderNames.names(for: ["x.json", "x.apns"]) == ["x.json", "x.apns"])
+        #expect(ResultFolderNames.names(for: ["a/x.json", "b/x.json", "a/x.apns"]) == ["a/x.json", "b/x.json", "x.apns"])
+        #expect(ResultFolderNames.names(for: ["x.json", "x.json", "x-2.json"]) == ["x.json", "x-3.json", "x-2.json"])
+        #expect(ResultFolderNames.unique(["x.json", "x.json/y.json"]) == ["x.json", "x-2.json/y.json"])
+        #expect(ResultFolderNames.unique(["x.json/y.json", "x.json"]) == ["x.json/y.json", "x-2.json"])
+        #expect(ResultFolderNames.unique(["in/x.json", "in/x.json", "README"]) == ["in/x.json", "in/x-2.json", "README"])
     }
 }

@@ -106,7 +106,7 @@ struct ProcessCommandTests {
             let run = try await nse(["process", "samples/payloads/gif-animated-ok.json", "--media", "samples/media", "--out", out.path, "--format", "json"])
             #expect(run.status == 0, "\(run.stderr)")
         }
-        let folder = out.appendingPathComponent("gif-animated-ok")
+        let folder = out.appendingPathComponent("gif-animated-ok.json")
         let files = try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted()
         #expect(files == ["attachment.gif", "content.json"], "no temporary files are left behind")
         let saved = try JSONDecoder().decode(ProcessResult.self, from: Data(contentsOf: folder.appendingPathComponent("content.json")))

@@ -85,16 +85,26 @@ struct BatchDiscoveryTests {
         #expect(inputs.map(\.outputPath) == ["pushes/a.json", "pushes/alias.json"])
     }
 
-    @Test func twoInputsThatWouldShareAResultFolderAreAUsageError() throws {
+    /// Once a usage error ("would both be saved as"): now each gets as much of its path as tells them apart.
+    @Test func filesThatShareANameGetResultFoldersOfTheirOwn() throws {
         let one = try TemporaryFolder()
         let two = try TemporaryFolder()
         try PayloadTree(root: one.url).write("promo.json", "{}")
         try PayloadTree(root: two.url).write("promo.json", "{}")
-        #expect(throws: BatchInputError.self) {
-            try BatchInputDiscovery.discover([one.file("promo.json").path, two.file("promo.json").path])
-        }
+        let inputs = try BatchInputDiscovery.discover([one.file("promo.json").path, two.file("promo.json").path])
+        #expect(inputs.map(\.outputPath) == [one.url.lastPathComponent + "/promo.json", two.url.lastPathComponent + "/promo.json"])
         #expect(throws: BatchInputError.self) {
             try BatchInputDiscovery.discover([one.file("missing").path])
         }
+    }
+
+    @Test func aNamedFileAndAWalkedOneThatShareAFolderAreNumbered() throws {
+        let folder = try TemporaryFolder()
+        let tree = PayloadTree(root: folder.url.appendingPathComponent("pushes"))
+        try tree.write("promo.json", "{}")
+        let other = try TemporaryFolder()
+        try PayloadTree(root: other.url).write("promo.json", "{}")
+        let inputs = try BatchInputDiscovery.discover([tree.root.path, other.file("promo.json").path])
+        #expect(inputs.map(\.outputPath) == ["promo.json", "promo-2.json"])
     }
 }

@@ -70,13 +70,16 @@ public struct TransportSecurity: Sendable, Hashable {
         }
     }
 
+    /// An app's Info.plist is a few kilobytes; this bounds what a mistaken path costs.
+    public static let maxInfoPlistBytes = 16 << 20
+
     /// The policy of an Info.plist file (XML or binary).
     public init(infoPlist file: URL) throws(TransportSecurityError) {
         let data: Data
-        do {
-            data = try Data(contentsOf: file)
+        do throws(RegularFileError) {
+            data = try RegularFile.read(file.path, limit: Self.maxInfoPlistBytes)
         } catch {
-            throw .unreadable("\(file.path): \(error.localizedDescription)")
+            throw .unreadable("\(file.path): \(error.reason(path: file.path))")
         }
         try self.init(infoPlist: data)
     }

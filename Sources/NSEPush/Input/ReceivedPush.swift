@@ -77,47 +77,37 @@ public enum PushReader {
         try parse(readBounded(url), fileExtension: url.pathExtension.lowercased())
     }
 
-    /// The file's bytes, or a refusal in the user's words: no such file, a folder, no permission, too large.
-    /// Reads at most `maxInputBytes` + 1 bytes, whatever the file claims (a pipe or /dev/zero has no size).
+    /// The file's bytes, or a refusal in the user's words: no such file, a folder, a FIFO or device, no
+    /// permission, too large. Reads at most `maxInputBytes` + 1 bytes, whatever the file claims.
     static func readBounded(_ url: URL) throws(InputError) -> Data {
-        // Named as the user gave it (relative stays relative); opened by its full path. `-` is standard input.
+        // Named as the user gave it (relative stays relative); opened by its full path. `-` is standard input,
+        // which the user redirected on purpose: it is the one stream nse reads to its end.
         let path = url.relativePath
-        let isStandardInput = path == standardInputName
-        let descriptor = isStandardInput ? STDIN_FILENO : open(url.path, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else { throw unreadable(path, errno: errno) }
-        defer { if !isStandardInput { close(descriptor) } }
-        var info = stat()
-        if fstat(descriptor, &info) == 0, (info.st_mode & S_IFMT) == S_IFDIR {
+        if path == standardInputName { return try readStandardInput() }
+        do throws(RegularFileError) {
+            return try RegularFile.read(url.path, limit: maxInputBytes)
+        } catch .notRegular(.folder) {
             throw InputError(
                 diagnostic: .error(.inputUnreadable, "\(path) is a folder, not a push file. `nse batch \(path)` processes every push file in a folder."),
                 unreadable: true)
+        } catch .notRegular(let kind) {
+            let hint = kind == .fifo ? " To read a pipe, name `-` and redirect it: `- < \(path)`." : ""
+            throw InputError(diagnostic: .error(.inputUnreadable, "Cannot read \(path): \(RegularFileError.notRegular(kind).reason(path: path)).\(hint)"), unreadable: true)
+        } catch .tooLarge(let size) {
+            throw tooLarge(atLeast: size)
+        } catch let error {
+            throw InputError(diagnostic: .error(.inputUnreadable, "Cannot read \(path): \(error.reason(path: path)). Check the path and its permissions."), unreadable: true)
         }
-        var bytes = Data()
-        var chunk = [UInt8](repeating: 0, count: 64 * 1024)
-        while bytes.count <= maxInputBytes {
-            let count = chunk.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress, $0.count) }
-            if count == 0 { break }
-            if count < 0 {
-                if errno == EINTR { continue }
-                throw unreadable(path, errno: errno)
-            }
-            bytes.append(contentsOf: chunk[0..<count])
-        }
-        guard bytes.count <= maxInputBytes else { throw tooLarge(atLeast: bytes.count) }
-        return bytes
     }
 
-    private static func unreadable(_ path: String, errno code: Int32) -> InputError {
-        let reason = switch code {
-        case ENOENT: "no such file"
-        case EACCES, EPERM: "permission denied"
-        case ENOTDIR: "a part of the path is not a folder"
-        case EISDIR: "it is a folder"
-        default: String(cString: strerror(code))
+    private static func readStandardInput() throws(InputError) -> Data {
+        do throws(RegularFileError) {
+            return try RegularFile.readAll(STDIN_FILENO, limit: maxInputBytes)
+        } catch .tooLarge(let size) {
+            throw tooLarge(atLeast: size)
+        } catch let error {
+            throw InputError(diagnostic: .error(.inputUnreadable, "Cannot read standard input: \(error.reason(path: standardInputName))."), unreadable: true)
         }
-        return InputError(
-            diagnostic: .error(.inputUnreadable, "Cannot read \(path): \(reason). Check the path and its permissions."),
-            unreadable: true)
     }
 
     private static func tooLarge(atLeast size: Int) -> InputError {

@@ -9,6 +9,8 @@ public struct BatchReport: Sendable {
     public var reportFile: URL?
     /// Why `report.json` could not be written, if it could not.
     public var reportError: String?
+    /// The results that could not be saved under the output folder (`ResultWorkspace.unsavedResults`).
+    public var unsavedResults: [String] = []
 }
 
 extension BatchReport {

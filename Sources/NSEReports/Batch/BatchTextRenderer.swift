@@ -37,7 +37,7 @@ public struct BatchTextRenderer: Sendable {
         let seconds = summary.elapsedMilliseconds / 1000
         let rate = seconds > 0 ? Double(summary.processed) / seconds : 0
         let memory = summary.peakMemoryBytes.map { ", peak memory \(format(Double($0) / 1e6, digits: 1)) MB" } ?? ""
-        lines.append("\(summary.payloads) payloads in \(format(seconds, digits: 2)) s (\(format(rate, digits: 1)) payloads/s, \(summary.jobs) jobs\(memory))")
+        lines.append("\(counted(summary.payloads, "payload")) in \(format(seconds, digits: 2)) s (\(format(rate, digits: 1)) payloads/s, \(counted(summary.jobs, "job"))\(memory))")
         lines.append("  passed \(summary.passed), failed \(summary.failed), unreadable \(summary.unreadable), warnings \(summary.warnings)")
         if summary.interrupted {
             lines.append("  INTERRUPTED: \(summary.notRun) not run (no result saved for them)")
@@ -48,7 +48,7 @@ public struct BatchTextRenderer: Sendable {
         }
         let media = summary.media
         if media.downloadsRequested > 0 {
-            lines.append("  media: \(media.downloadsMade) downloads for \(media.downloadsRequested) image requests, \(media.validationsMade) decodes for \(media.validationsRequested) attachments")
+            lines.append("  media: \(counted(media.downloadsMade, "download")) for \(counted(media.downloadsRequested, "image request")), \(counted(media.validationsMade, "decode")) for \(counted(media.validationsRequested, "attachment"))")
         }
         if !summary.failuresByCode.isEmpty {
             lines.append("failures by code:")

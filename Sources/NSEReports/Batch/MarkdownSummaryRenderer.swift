@@ -20,7 +20,7 @@ public struct MarkdownSummaryRenderer: Sendable {
             lines += ["", "Helpers: " + summary.helpers.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")]
         }
         if strict { lines += ["", "`--strict`: pushes with warnings fail."] }
-        if summary.interrupted { lines += ["", "Interrupted: \(summary.notRun) pushes not run."] }
+        if summary.interrupted { lines += ["", "Interrupted: \(counted(summary.notRun, "push", plural: "pushes")) not run."] }
         lines += section("Errors", summary.failuresByCode)
         lines += section("Warnings", summary.warningsByCode)
         return lines.joined(separator: "\n") + "\n"

@@ -1,17 +1,27 @@
 import Foundation
 
-/// The folder each of `nse process`'s inputs gets under `--out`: its file name without the extension
-/// (`promo.json` gives `promo`), unless two inputs would then share a folder. Those get as many of their parent
-/// folders as tell them apart (`a/x.json` and `b/x.json` give `a/x` and `b/x`); a file named twice gets `-2`,
-/// `-3`. No two inputs ever share a result folder, so no result is mixed with another's attachment.
+/// The folder each input's result gets under `--out`, for `process`, `extension` and `batch` alike: one rule,
+/// so no command can give two inputs the same folder.
+///
+/// A file's folder is its name, extension kept (`promo.json` gives `promo.json/`, so `promo.json` and
+/// `promo.apns` never meet); a batch's walked files keep their path under their folder. Files named on their own
+/// that share a name get as many of their parent folders as tell them apart (`a/x.json` and `b/x.json` give
+/// `a/x.json/` and `b/x.json/`). What still collides (the same file named twice, a name that would hold
+/// another's folder) is numbered in argument order before the extension (`x-2.json`). No two inputs ever share
+/// a result folder, so no result replaces or mixes with another's.
 public enum ResultFolderNames {
+    /// The folders of files named on their own (`nse process a/x.json b/x.json a/x.apns`).
     public static func names(for files: [String]) -> [String] {
+        unique(distinctSuffixes(of: files))
+    }
+
+    /// The shortest path suffixes (extension kept) that tell the files apart; the same path twice stays the same.
+    package static func distinctSuffixes(of files: [String]) -> [String] {
         let paths = files.map { file -> [String] in
-            let url = URL(fileURLWithPath: file).standardizedFileURL.deletingPathExtension()
-            return url.pathComponents.filter { $0 != "/" }
+            URL(fileURLWithPath: file).standardizedFileURL.pathComponents.filter { $0 != "/" }
         }
         // Distinct paths get distinct names: lengthen the colliding ones until nothing collides (it ends, since
-        // two distinct paths differ somewhere). The same path named twice is numbered below.
+        // two distinct paths differ somewhere).
         let distinct = Array(Set(paths))
         var depth = [Int](repeating: 1, count: distinct.count)
         var suffixes = [String](repeating: "", count: distinct.count)
@@ -29,27 +39,57 @@ public enum ResultFolderNames {
             if !grew { break }
         }
         let suffixOfPath = Dictionary(uniqueKeysWithValues: zip(distinct, suffixes))
-        var names = paths.map { suffixOfPath[$0] ?? "" }
-        // The same file named more than once, or a name that would hold another's folder (`a` beside `a/x`):
-        // numbered in argument order.
-        var taken: [String] = []
-        for index in names.indices {
-            let base = names[index]
-            let later = names[(index + 1)...].filter { $0 != base }
-            var candidate = base
-            var number = 1
-            while taken.contains(where: { overlaps($0, candidate) }) || later.contains(where: { overlaps($0, candidate) }) {
-                number += 1
-                candidate = "\(base)-\(number)"
-            }
-            taken.append(candidate)
-            names[index] = candidate
-        }
-        return names
+        return paths.map { suffixOfPath[$0] ?? "" }
     }
 
-    /// Two result folders overlap when they are the same folder or one lies inside the other.
-    private static func overlaps(_ one: String, _ other: String) -> Bool {
-        one == other || one.hasPrefix(other + "/") || other.hasPrefix(one + "/")
+    /// `names` made unique: each keeps its own unless an earlier one took it or it would hold (or lie inside)
+    /// another's folder; those get `-2`, `-3` before the extension. In time linear in the names (times their
+    /// depth), so a batch of thousands pays nothing for it.
+    public static func unique(_ names: [String]) -> [String] {
+        var taken = Set<String>()
+        // Every folder that holds a taken name: a name equal to one of them would hold that result.
+        var holders = Set<String>()
+        func isFree(_ name: String) -> Bool {
+            !taken.contains(name) && !holders.contains(name) && !ancestors(of: name).contains(where: taken.contains)
+        }
+        func take(_ name: String) {
+            taken.insert(name)
+            holders.formUnion(ancestors(of: name))
+        }
+        var result = [String?](repeating: nil, count: names.count)
+        // First every name that is free keeps it, so a later input's own name is not given to an earlier duplicate.
+        for (index, name) in names.enumerated() where isFree(name) {
+            take(name)
+            result[index] = name
+        }
+        for (index, name) in names.enumerated() where result[index] == nil {
+            // Under a folder that is another's result (`x.json/y.json` beside `x.json`), the folder is numbered.
+            let at = ancestors(of: name).first(where: taken.contains) ?? name
+            func candidate(_ number: Int) -> String { numbered(at, number) + name.dropFirst(at.count) }
+            var number = 2
+            while !isFree(candidate(number)) { number += 1 }
+            take(candidate(number))
+            result[index] = candidate(number)
+        }
+        return result.map { $0 ?? "" }
+    }
+
+    /// `a/x.json` numbered 2 is `a/x-2.json`; a name without an extension gets the number at its end.
+    static func numbered(_ name: String, _ number: Int) -> String {
+        let lastSlash = name.lastIndex(of: "/")
+        let lastComponentStart = lastSlash.map { name.index(after: $0) } ?? name.startIndex
+        guard let dot = name[lastComponentStart...].lastIndex(of: "."), dot != lastComponentStart else { return "\(name)-\(number)" }
+        return "\(name[..<dot])-\(number)\(name[dot...])"
+    }
+
+    /// `a/b/c` has the ancestors `a` and `a/b`.
+    private static func ancestors(of name: String) -> [String] {
+        var result: [String] = []
+        var index = name.startIndex
+        while let slash = name[index...].firstIndex(of: "/") {
+            result.append(String(name[..<slash]))
+            index = name.index(after: slash)
+        }
+        return result
     }
 }

@@ -19,6 +19,7 @@ public final class ResultWorkspace: Sendable {
     private var trash: URL { root.appending(path: "trash") }
     private let spool: ResultSpool?
     private let nextName = Atomic(0)
+    private let unsaved = Mutex<[String]>([])
 
     /// Throws `OutputFolderError` when the output folder cannot be made or written.
     public init(outDirectory: URL?) throws {
@@ -44,13 +45,7 @@ public final class ResultWorkspace: Sendable {
     /// Removes the workspaces of batches that were killed (SIGKILL, a crash) before they could clean up:
     /// those whose process no longer exists. A batch still running keeps its own.
     private static func removeAbandoned(in parent: URL) {
-        let names = (try? FileManager.default.contentsOfDirectory(atPath: parent.path)) ?? []
-        for name in names where name.hasPrefix(prefix) {
-            let fields = name.dropFirst(prefix.count).split(separator: "-", maxSplits: 1)
-            guard let pid = fields.first.flatMap({ pid_t($0) }), pid > 0, pid != getpid(),
-                  kill(pid, 0) != 0, errno == ESRCH else { continue }
-            try? FileManager.default.removeItem(at: parent.appending(path: name))
-        }
+        AbandonedFiles.remove(prefixes: [prefix], in: parent)
     }
 
     /// A fresh folder for one push's result, to be committed or discarded.
@@ -63,10 +58,23 @@ public final class ResultWorkspace: Sendable {
     public func publish(_ result: inout ProcessResult, staged: URL, to destination: URL) throws -> Data {
         result.relocateAttachments(to: destination)
         let json = JSONResultRenderer().encode(result)
-        try FolderCreation.make(staged)
-        try Self.write(json, to: staged.appending(path: "content.json"))
-        try commit(staged, to: destination)
+        do {
+            try FolderCreation.make(staged)
+            try Self.write(json, to: staged.appending(path: "content.json"))
+            try commit(staged, to: destination)
+        } catch {
+            let reason = "the result of \(result.input) could not be saved to \(destination.path): \(error.localizedDescription)"
+            unsaved.withLock { $0.append(reason) }
+            result.diagnostics.append(.warning(.mediaNotSaved, "The result could not be saved to \(destination.path): \(error.localizedDescription). The verdict is unaffected."))
+            throw error
+        }
         return json
+    }
+
+    /// Every result `publish` could not save, in words for stderr ("the result of X could not be saved to ...").
+    /// One rule for `process` and `batch`: a run that lost a result it was asked to save ends with exit status 2.
+    public var unsavedResults: [String] {
+        unsaved.withLock { $0 }
     }
 
     /// Puts the staged folder where the result belongs, replacing what a previous run left there.
