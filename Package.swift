@@ -223,3 +223,11 @@ let package = Package(
     ],
     swiftLanguageModes: [.v6]
 )
+
+// A member (a method of an extension, a case) is visible only through a module the file imports (SE-0444): without
+// it, a file could use a lower layer's extension through another import, the build would not record that it depends
+// on that module, and an incremental build after a change there linked stale code. Not for the targets that compile
+// extension files as apps write them (`...ExtensionTests`): those must build as they do in Xcode.
+for target in package.targets where target.type != .system && !target.name.hasSuffix("ExtensionTests") {
+    target.swiftSettings = (target.swiftSettings ?? []) + [.enableUpcomingFeature("MemberImportVisibility")]
+}

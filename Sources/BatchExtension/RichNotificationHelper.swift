@@ -2,6 +2,7 @@
 import NSEPush
 import NSEReports
 import UserNotifications
+import NSEPipeline
 
 /// Batch's rich notification helper (BatchLabs/Batch-iOS-SDK-Extension 4.x, `Sources/Swift/Rich Notifications/
 /// RichNotificationHelper.swift`): downloads `com.batch.at.u` and attaches the downloaded file as it is, typed

@@ -4,6 +4,7 @@ import NSEMedia
 import NSEPush
 import Synchronization
 import UserNotifications
+import NSEPipeline
 
 /// CleverTap's log levels (`CleverTapLogLevel` in CleverTap/clevertap-ios-sdk, `CleverTapSDK/CleverTap.h`).
 public enum CleverTapLogLevel: Int32, Sendable {

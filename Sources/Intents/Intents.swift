@@ -3,6 +3,7 @@ import NSEPush
 import NSEMedia
 import NSEBatch
 import UserNotifications
+import NSEPipeline
 
 /// An image for an intent: the sender's avatar of a communication notification.
 open class INImage: NSObject, @unchecked Sendable {

@@ -1,6 +1,7 @@
 import Foundation
 import NSEMedia
 import NSEPipeline
+import NSEPush
 import NSEReports
 
 /// The outcome of a batch: one entry per input (nil for those an interruption left unprocessed) and the summary.

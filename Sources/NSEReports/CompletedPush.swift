@@ -1,5 +1,6 @@
 import Foundation
 import NSEPipeline
+import NSEPush
 
 /// One push's finished result, handed to what renders whole runs (the HTML report, JSON Lines) while its
 /// attachment files still exist, even when they are not kept (no `--out`).

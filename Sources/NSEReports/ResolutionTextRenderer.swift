@@ -1,3 +1,4 @@
+import Foundation
 import NSEPush
 
 /// `nse resolve` for a terminal: what each platform receives, then the findings.

@@ -4,6 +4,7 @@ import NSEMedia
 import NSEReports
 import UniformTypeIdentifiers
 import UserNotifications
+import NSEPipeline
 
 /// Notificare's service-extension helper (Notificare/notificare-sdk-ios 4.x,
 /// `NotificareNotificationServiceExtensionKit/Sources/NotificareNotificationServiceExtension.swift`). Extensions

@@ -4,6 +4,7 @@ import NSEMedia
 import NSEReports
 import Synchronization
 import UserNotifications
+import NSEPipeline
 
 /// The service-extension half of Pushwoosh's `PushwooshNotificationUI` module (pushwoosh-ios-sdk,
 /// `PushwooshNotificationUI/Sources`): a Notification Service Extension imports it beside `PushwooshFramework`

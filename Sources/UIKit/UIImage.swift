@@ -3,6 +3,7 @@ import NSEPush
 import NSEMedia
 import NSEBatch
 import UserNotifications
+import NSEPipeline
 
 /// `UIImage` as a Notification Service Extension uses it: decode downloaded bytes, resize, encode again.
 /// Decoding is real (libpng, libjpeg-turbo, giflib) and happens when the image is created (iOS defers it to

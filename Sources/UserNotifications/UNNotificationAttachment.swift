@@ -1,6 +1,7 @@
 import Foundation
 import NSEBatch
 import NSEMedia
+import NSEPipeline
 import NSEPush
 import NSEReports
 

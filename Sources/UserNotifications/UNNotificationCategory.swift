@@ -1,4 +1,5 @@
 import Foundation
+import NSEPipeline
 import NSEPush
 import NSEReports
 

@@ -1,4 +1,5 @@
 import Foundation
+import NSEPipeline
 import NSEPush
 
 /// A notification already in Notification Center.

@@ -1,6 +1,7 @@
 import Foundation
 import NSEMedia
 import NSEPipeline
+import NSEPush
 import NSEReports
 import Synchronization
 

@@ -1,5 +1,6 @@
 import Foundation
 @testable import NSEBatch
+import NSEHarness
 @testable import NSEMedia
 import NSEMediaServer
 @testable import NSEPipeline

@@ -12,6 +12,7 @@ import NSEMediaServer
 @testable import NSEReports
 @testable import NSEBatch
 import Testing
+import NSEHarness
 
 struct ImageLimitTests {
     let directory: TemporaryDirectory

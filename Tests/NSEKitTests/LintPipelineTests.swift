@@ -1,5 +1,6 @@
 import Foundation
 @testable import NSEBatch
+import NSEHarness
 @testable import NSEPipeline
 @testable import NSEPush
 @testable import NSEReports

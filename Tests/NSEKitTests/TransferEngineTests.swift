@@ -1,6 +1,7 @@
 import Foundation
 @testable import NSEBatch
 import NSEConcurrency
+import NSEHarness
 @testable import NSEMedia
 import NSEMediaServer
 @testable import NSEPipeline

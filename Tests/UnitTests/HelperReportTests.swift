@@ -1,4 +1,5 @@
 import Foundation
+import NSEMedia
 @testable import NSEPipeline
 @testable import NSEPush
 @testable import NSEReports

@@ -1,3 +1,5 @@
+import CioInternalCommon
+import CioMessagingPush
 import CioMessagingPushAPN
 import NSEPipeline
 import NSEReports

@@ -1,3 +1,4 @@
+import FoundationEssentials
 import NSEPush
 
 /// What iOS does with the extension's attachments after the content handler is called: it checks each file's

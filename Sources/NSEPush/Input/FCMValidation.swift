@@ -1,3 +1,5 @@
+import Foundation
+
 /// What FCM's backend checks before it accepts a send request (Firebase: FCM HTTP v1 reference, "REST Resource:
 /// projects.messages"; the `aps` refusals quoted in firebase/firebase-admin-java#214).
 ///

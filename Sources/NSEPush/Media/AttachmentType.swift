@@ -1,3 +1,5 @@
+import Foundation
+
 /// The type identifier (UTI) iOS gives an attachment file, derived from its file extension.
 public struct AttachmentType: Sendable, Hashable {
     public enum Category: String, Sendable {
@@ -48,4 +50,48 @@ public struct AttachmentType: Sendable, Hashable {
             "tiff": AttachmentType("public.tiff", nil),
         ]
     }()
+}
+
+extension AttachmentType {
+    /// The type a TypeHintKey names, if iOS knows it.
+    public init?(identifier: String) {
+        let known = ["jpg", "png", "gif", "aiff", "wav", "mp3", "m4a", "mpg", "m2v", "mp4", "avi", "webp", "heic", "bmp", "svg", "tiff"]
+            .compactMap(AttachmentType.init(fileExtension:))
+        guard let match = known.first(where: { $0.identifier == identifier }) else { return nil }
+        self = match
+    }
+}
+
+/// What `UNNotificationAttachment` makes of a `UNNotificationAttachmentOptionsTypeHintKey` value.
+public enum TypeHintReading: Sendable, Equatable {
+    /// A type identifier iOS knows: it types the file.
+    case typeIdentifier(AttachmentType)
+    /// A MIME type, read as its UTI by assumption (`DeviceProfile.typeHintReadsMIMEType`).
+    case mimeType(AttachmentType)
+    /// Nothing iOS knows (or a MIME type under the other reading): the file goes by its extension.
+    case ignored
+
+    /// The type the hint gives the file, if any.
+    public var type: AttachmentType? {
+        switch self {
+        case .typeIdentifier(let type), .mimeType(let type): type
+        case .ignored: nil
+        }
+    }
+}
+
+extension AttachmentType {
+    /// The one reading of a type hint, shared by attachment creation and the findings that explain it.
+    public static func reading(typeHint: String, profile: DeviceProfile) -> TypeHintReading {
+        if let type = AttachmentType(identifier: typeHint) { return .typeIdentifier(type) }
+        guard profile.typeHintReadsMIMEType, let type = AttachmentType(mimeType: typeHint) else { return .ignored }
+        return .mimeType(type)
+    }
+
+    /// The type a MIME type names (`image/jpeg` is public.jpeg), case and parameters ignored; nil when unknown.
+    public init?(mimeType: String) {
+        let essence = mimeType.split(separator: ";", maxSplits: 1).first.map { $0.trimmingCharacters(in: .whitespaces).lowercased() } ?? ""
+        guard let fileExtension = ResponseHead.preferredExtension(forMIMEType: essence) else { return nil }
+        self.init(fileExtension: fileExtension)
+    }
 }

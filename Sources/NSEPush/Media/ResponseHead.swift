@@ -81,7 +81,7 @@ public struct ResponseHead: Sendable, Hashable {
     }
 
     /// The extension Apple's type system prefers for a MIME type (lower case, without parameters).
-    package static func preferredExtension(forMIMEType mimeType: String) -> String? {
+    static func preferredExtension(forMIMEType mimeType: String) -> String? {
         preferredExtension[mimeType]
     }
 

@@ -1,4 +1,6 @@
 import NSEMedia
+import NSEPipeline
+import NSEPush
 
 /// The figures `nse batch` prints at the end and saves in `report.json`.
 public struct BatchSummary: Sendable, Hashable, Codable {

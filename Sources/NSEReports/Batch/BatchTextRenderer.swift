@@ -1,4 +1,6 @@
 import Foundation
+import NSEMedia
+import NSEPipeline
 import NSEPush
 
 /// The batch's text for people and CI logs: one line per push, and the summary at the end.

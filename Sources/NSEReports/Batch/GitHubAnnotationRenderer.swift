@@ -1,3 +1,6 @@
+import Foundation
+import NSEPush
+
 /// GitHub Actions workflow commands: one annotation per error and warning, on the push's file, so they show
 /// in the run's summary and beside the file in a pull request's diff.
 public struct GitHubAnnotationRenderer: Sendable {

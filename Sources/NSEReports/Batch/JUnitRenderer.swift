@@ -1,4 +1,5 @@
 import Foundation
+import NSEPipeline
 import NSEPush
 
 /// JUnit XML for CI systems (GitLab, Jenkins, GitHub test reporters): one test case per push.

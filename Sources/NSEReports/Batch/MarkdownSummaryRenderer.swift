@@ -1,3 +1,4 @@
+import Foundation
 import NSEPush
 
 /// The batch's summary in GitHub-flavoured Markdown, for `$GITHUB_STEP_SUMMARY` (shown on the run's page).

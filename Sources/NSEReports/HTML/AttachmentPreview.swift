@@ -1,5 +1,6 @@
 import Foundation
 import CNSE
+import NSEMedia
 import NSEPush
 
 /// A small re-encoded copy of an attachment for the HTML report, made by `cnse_thumbnail_make` (scaled decoding:

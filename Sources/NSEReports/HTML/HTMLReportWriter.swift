@@ -1,6 +1,7 @@
 import Foundation
 import NSEConcurrency
 import NSEMedia
+import NSEPipeline
 import NSEPush
 import Synchronization
 

@@ -1,6 +1,7 @@
 import Foundation
 import NSEMedia
 import NSEPipeline
+import NSEPush
 import Synchronization
 
 /// The private folder of a `process` or `batch` run: working folders, the media cache, results waiting to be

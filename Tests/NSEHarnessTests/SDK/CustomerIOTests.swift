@@ -1,4 +1,6 @@
 import Foundation
+import CioInternalCommon
+import CioMessagingPush
 import CioMessagingPushAPN
 import NSEBatch
 import NSEHarness

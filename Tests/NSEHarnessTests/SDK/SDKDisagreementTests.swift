@@ -3,6 +3,7 @@ import NSEBatch
 import NSEHarness
 import NSEMedia
 import NSEMediaServer
+import NSEPipeline
 import NSEPush
 import NSEReports
 import Testing
