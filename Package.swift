@@ -116,8 +116,9 @@ let package = Package(
         ),
         .testTarget(name: "NSEMediaServerTests", dependencies: ["NSEMediaServer"]),
         // Runs the built `nse` executable as a user would.
-        // Helpers the test targets share: the JUnit parser, comparing documented examples with real output.
-        .target(name: "NSETestSupport", dependencies: ["NSEPush"], path: "Tests/NSETestSupport"),
+        // Helpers the test targets share: the JUnit parser, comparing documented examples with real output, the
+        // fixed results the renderers' snapshots are made from.
+        .target(name: "NSETestSupport", dependencies: ["NSEPush", "NSEMedia", "NSEPipeline", "NSEReports"], path: "Tests/NSETestSupport"),
         .testTarget(name: "NSECommandTests", dependencies: ["nse", "NSEKit", "NSEHarness", "NSEMediaServer", "NSEConcurrency", "NSETestSupport"]),
         .testTarget(
             name: "NSEHarnessTests",
