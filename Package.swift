@@ -57,7 +57,8 @@ let package = Package(
         .target(name: "NSEReports", dependencies: ["NSEPush", "NSEMedia", "NSEPipeline", "NSEConcurrency", "CNSE"]),
         .target(name: "NSEBatch", dependencies: ["NSEPush", "NSEMedia", "NSEPipeline", "NSEReports", "NSEConcurrency"]),
         .target(name: "NSEKit", dependencies: ["NSEPush", "NSEMedia", "NSEPipeline", "NSEReports", "NSEBatch"]),
-        .target(name: "NSEMediaServer", dependencies: ["NSEConcurrency"]),
+        // The push model for its JSON value (pure: no I/O, no threads).
+        .target(name: "NSEMediaServer", dependencies: ["NSEConcurrency", "NSEPush"]),
         .target(name: "UserNotifications", dependencies: ["NSEKit", "NSEConcurrency", "os"]),
         .target(name: "FirebaseMessaging", dependencies: ["UserNotifications", "NSEKit"]),
         // Stand-ins for the other frameworks real extensions import: logging (`os`, `OSLog`), `UIImage`,
