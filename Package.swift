@@ -57,7 +57,8 @@ let package = Package(
         .target(name: "NSEReports", dependencies: ["NSEPush", "NSEMedia", "NSEPipeline", "NSEConcurrency", "CNSE"]),
         .target(name: "NSEBatch", dependencies: ["NSEPush", "NSEMedia", "NSEPipeline", "NSEReports", "NSEConcurrency"]),
         .target(name: "NSEKit", dependencies: ["NSEPush", "NSEMedia", "NSEPipeline", "NSEReports", "NSEBatch"]),
-        .target(name: "NSEMediaServer", dependencies: ["NSEConcurrency"]),
+        // The push model for its JSON value (pure: no I/O, no threads).
+        .target(name: "NSEMediaServer", dependencies: ["NSEConcurrency", "NSEPush"]),
         .target(name: "UserNotifications", dependencies: ["NSEKit", "NSEConcurrency", "os"]),
         .target(name: "FirebaseMessaging", dependencies: ["UserNotifications", "NSEKit"]),
         // Stand-ins for the other frameworks real extensions import: logging (`os`, `OSLog`), `UIImage`,
@@ -116,8 +117,9 @@ let package = Package(
         ),
         .testTarget(name: "NSEMediaServerTests", dependencies: ["NSEMediaServer"]),
         // Runs the built `nse` executable as a user would.
-        // Helpers the test targets share: the JUnit parser, comparing documented examples with real output.
-        .target(name: "NSETestSupport", dependencies: ["NSEPush"], path: "Tests/NSETestSupport"),
+        // Helpers the test targets share: the JUnit parser, comparing documented examples with real output, the
+        // fixed results the renderers' snapshots are made from.
+        .target(name: "NSETestSupport", dependencies: ["NSEPush", "NSEMedia", "NSEPipeline", "NSEReports"], path: "Tests/NSETestSupport"),
         .testTarget(name: "NSECommandTests", dependencies: ["nse", "NSEKit", "NSEHarness", "NSEMediaServer", "NSEConcurrency", "NSETestSupport"]),
         .testTarget(
             name: "NSEHarnessTests",

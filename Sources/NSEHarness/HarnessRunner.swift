@@ -65,8 +65,7 @@ public struct HarnessRunner: ExtensionRunner {
         let request = UNNotificationRequest(
             identifier: UUID().uuidString, content: UNNotificationContent(state.original, environment: environment),
             trigger: UNPushNotificationTrigger())
-        let handler = ContentHandlerRecorder()
-        handler.dataStore = AttachmentDataStore(folder: context.workDirectory)
+        let handler = ContentHandlerRecorder(dataStore: AttachmentDataStore(folder: context.workDirectory))
         // A crash (an SDK stand-in reaching code that raises on a device) ends the wait at once.
         environment.onCrash { handler.noteCrash() }
         // Made with the run current, so a session the extension makes in its initializer belongs to the run.
@@ -253,64 +252,70 @@ private struct Unshared<Value>: @unchecked Sendable {
 
 /// Records content handler calls, each with its own time, from any thread, and lets the harness wait for the
 /// first and for `didReceive` and `serviceExtensionTimeWillExpire` to return.
-final class ContentHandlerRecorder: @unchecked Sendable {
-    // `lock` guards every field below.
-    private let lock = Mutex(())
-    private var first: UNNotificationContent?
-    /// When each call happened, and on which thread: judged against deadlines by the clock, not by when the
-    /// waiting task runs.
-    private var callTimes: [(at: ContinuousClock.Instant, thread: String)] = []
-    private var returned = false
-    private var expiryReturned = false
-    /// Where attachment files go when the handler is called (set before the extension starts).
-    var dataStore: AttachmentDataStore?
-    /// The extension's process crashed: no call will come.
-    private var crashed = false
+final class ContentHandlerRecorder: Sendable {
+    fileprivate struct State {
+        var first: UNNotificationContent?
+        /// When each call happened, and on which thread: judged against deadlines by the clock, not by when the
+        /// waiting task runs.
+        var callTimes: [(at: ContinuousClock.Instant, thread: String)] = []
+        var returned = false
+        var expiryReturned = false
+        /// The extension's process crashed: no call will come.
+        var crashed = false
+    }
+
+    private let state = Mutex(State())
+    /// Where attachment files go when the handler is called.
+    let dataStore: AttachmentDataStore?
     /// Woken on every event, to look again.
     private let events = EventWaiters()
 
+    init(dataStore: AttachmentDataStore? = nil) {
+        self.dataStore = dataStore
+    }
+
     func record(_ content: UNNotificationContent, at instant: ContinuousClock.Instant = .now) {
         let thread = BlockingExecutor.currentJobName.map { $0.hasPrefix("nse.") ? String($0.dropFirst(4)) : $0 } ?? "extension's own thread"
-        lock.withLock { _ in
+        state.withLock { state in
             // Bounded: an extension calling in a loop cannot grow this without limit.
-            if callTimes.count < ExtensionEnvironment.activityLimit { callTimes.append((instant, thread)) }
-            guard first == nil else { return }
+            if state.callTimes.count < ExtensionEnvironment.activityLimit { state.callTimes.append((instant, thread)) }
+            guard state.first == nil else { return }
             // The phone shows the content as it was when handed over, its attachment files taken at that moment.
             let shown = content.copy() as? UNNotificationContent ?? content
-            first = dataStore?.adopt(shown) ?? shown
+            state.first = dataStore?.adopt(shown) ?? shown
         }
         events.notify()
     }
 
     func noteCrash() {
-        lock.withLock { _ in crashed = true }
+        state.withLock { $0.crashed = true }
         events.notify()
     }
 
-    var hasCrashed: Bool { lock.withLock { _ in crashed } }
+    var hasCrashed: Bool { state.withLock { $0.crashed } }
 
     func noteDidReceiveReturned() {
-        lock.withLock { _ in returned = true }
+        state.withLock { $0.returned = true }
         events.notify()
     }
 
     func noteExpiryReturned() {
-        lock.withLock { _ in expiryReturned = true }
+        state.withLock { $0.expiryReturned = true }
         events.notify()
     }
 
     /// When the first call happened, if it did.
-    var firstCall: ContinuousClock.Instant? { lock.withLock { _ in callTimes.first?.at } }
+    var firstCall: ContinuousClock.Instant? { state.withLock { $0.callTimes.first?.at } }
 
     /// The calls made by `end`, the moment iOS stops listening; later ones never happened as far as iOS knows.
     func count(through end: ContinuousClock.Instant) -> Int {
-        lock.withLock { _ in callTimes.filter { $0.at <= end }.count }
+        state.withLock { $0.callTimes.filter { $0.at <= end }.count }
     }
 
     /// The calls made by `end`, for the result; the first is the one shown when `used`.
     func calls(through end: ContinuousClock.Instant, since start: ContinuousClock.Instant, used: Bool) -> [ContentHandlerCall] {
-        lock.withLock { _ in
-            callTimes.filter { $0.at <= end }.enumerated().map { index, call in
+        state.withLock { state in
+            state.callTimes.filter { $0.at <= end }.enumerated().map { index, call in
                 ContentHandlerCall(milliseconds: start.duration(to: call.at).milliseconds, thread: call.thread, used: used && index == 0)
             }
         }
@@ -318,15 +323,15 @@ final class ContentHandlerRecorder: @unchecked Sendable {
 
     /// True when the first call came by `deadline`.
     func calledInTime(_ deadline: ContinuousClock.Instant) -> Bool {
-        lock.withLock { _ in callTimes.first.map { $0.at <= deadline } ?? false }
+        state.withLock { $0.callTimes.first.map { $0.at <= deadline } ?? false }
     }
 
     /// The first content handed over by `deadline`, waiting until then at most.
     func waitForFirst(until deadline: ContinuousClock.Instant) async -> UNNotificationContent? {
         await wait(until: deadline) { $0.first != nil || $0.crashed }
-        return lock.withLock { _ in
-            guard let firstAt = callTimes.first?.at, firstAt <= deadline else { return nil }
-            return first
+        return state.withLock { state in
+            guard let firstAt = state.callTimes.first?.at, firstAt <= deadline else { return nil }
+            return state.first
         }
     }
 
@@ -340,8 +345,8 @@ final class ContentHandlerRecorder: @unchecked Sendable {
         await wait(until: deadline) { $0.expiryReturned }
     }
 
-    private func wait(until deadline: ContinuousClock.Instant, for condition: @escaping @Sendable (ContentHandlerRecorder) -> Bool) async {
-        await events.wait(until: deadline) { self.lock.withLock { _ in condition(self) } }
+    private func wait(until deadline: ContinuousClock.Instant, for condition: @escaping @Sendable (State) -> Bool) async {
+        await events.wait(until: deadline) { self.state.withLock { condition($0) } }
     }
 }
 

@@ -1,4 +1,6 @@
 import Foundation
+// The push model's JSON value: booleans stay booleans and 1.5 is not an integer, so a sidecar is checked by hand.
+import NSEPush
 
 /// How a sample misbehaves, read from `NAME.serve.json` next to `NAME` in a media directory.
 ///
@@ -116,39 +118,9 @@ extension ServeSidecar {
     private static func integer(
         _ value: JSONValue, key: String, in range: ClosedRange<Int>
     ) throws(SidecarError) -> Int {
-        guard case .integer(let number) = value, range.contains(number) else {
+        guard case .int(let number) = value, range.contains(number) else {
             throw SidecarError(message: "\"\(key)\" must be a whole number from \(range.lowerBound) to \(range.upperBound)")
         }
         return number
-    }
-}
-
-/// Just enough of JSON to validate a sidecar by hand: booleans stay booleans and 1.5 is not an integer.
-enum JSONValue: Decodable, Sendable {
-    case bool(Bool)
-    case integer(Int)
-    case number(Double)
-    case string(String)
-    case object([String: JSONValue])
-    case array([JSONValue])
-    case null
-
-    init(from decoder: any Decoder) throws {
-        let container = try decoder.singleValueContainer()
-        if container.decodeNil() {
-            self = .null
-        } else if let value = try? container.decode(Bool.self) {
-            self = .bool(value)
-        } else if let value = try? container.decode(Int.self) {
-            self = .integer(value)
-        } else if let value = try? container.decode(Double.self) {
-            self = .number(value)
-        } else if let value = try? container.decode(String.self) {
-            self = .string(value)
-        } else if let value = try? container.decode([String: JSONValue].self) {
-            self = .object(value)
-        } else {
-            self = .array(try container.decode([JSONValue].self))
-        }
     }
 }

@@ -31,23 +31,28 @@ open class URLSession: NSObject, @unchecked Sendable {
     public let configuration: URLSessionConfiguration
     /// Held until the session is invalidated and has said so to it, then released, as on iOS: the delegate is
     /// often the extension that holds the session, and holding it for ever leaked both (LeakSanitizer).
-    public var delegate: (any URLSessionDelegate)? { lock.withLock { _ in heldDelegate } }
-    private var heldDelegate: (any URLSessionDelegate)?
+    public var delegate: (any URLSessionDelegate)? { state.withLock { $0.heldDelegate }?.delegate }
     public let delegateQueue: OperationQueue
     open var sessionDescription: String?
     /// The run the session was made in; a task made on a thread with a run of its own uses that one.
     let environment: ExtensionEnvironment?
     private let isShared: Bool
 
-    // `lock` guards the task list, the invalidation state and the delegate; `callbacks` keeps delegate calls one
-    // at a time, as iOS's serial delegate queue does.
-    private let lock = Mutex(())
+    /// The task list, the invalidation state and the delegate.
+    private struct State {
+        var heldDelegate: HeldDelegate?
+        var tasks: [Int: URLSessionTask] = [:]
+        var nextIdentifier = 1
+        var invalidated = false
+        var invalidationReported = false
+    }
+
+    // Unchecked because the class is open and Foundation's `NSObject`, with `sessionDescription` left to the
+    // extension as on iOS; the session's own state is in `state`. `callbacks` keeps delegate calls one at a time, as
+    // iOS's serial delegate queue does.
+    private let state: Mutex<State>
     // Re-entrant: a delegate method may invalidate the session, which reports to the delegate in turn.
     private let callbacks = DelegateQueue()
-    private var tasks: [Int: URLSessionTask] = [:]
-    private var nextIdentifier = 1
-    private var invalidated = false
-    private var invalidationReported = false
 
     public convenience init(configuration: URLSessionConfiguration) {
         self.init(configuration: configuration, delegate: nil, delegateQueue: nil)
@@ -55,7 +60,7 @@ open class URLSession: NSObject, @unchecked Sendable {
 
     public init(configuration: URLSessionConfiguration, delegate: (any URLSessionDelegate)?, delegateQueue queue: OperationQueue?) {
         self.configuration = configuration
-        self.heldDelegate = delegate
+        self.state = Mutex(State(heldDelegate: delegate.map(HeldDelegate.init)))
         self.delegateQueue = queue ?? OperationQueue()
         self.environment = ExtensionEnvironment.current
         self.isShared = false
@@ -64,7 +69,7 @@ open class URLSession: NSObject, @unchecked Sendable {
 
     private init(configuration: URLSessionConfiguration, environment: ExtensionEnvironment?, isShared: Bool) {
         self.configuration = configuration
-        self.heldDelegate = nil
+        self.state = Mutex(State())
         self.delegateQueue = OperationQueue()
         self.environment = environment
         self.isShared = isShared
@@ -180,33 +185,33 @@ open class URLSession: NSObject, @unchecked Sendable {
     /// Lets running tasks finish, then invalidates; the shared session ignores it, as on iOS.
     open func finishTasksAndInvalidate() {
         guard !isShared else { return }
-        lock.withLock { _ in invalidated = true }
+        state.withLock { $0.invalidated = true }
         reportInvalidationIfDone()
     }
 
     /// Cancels every task and invalidates; the shared session ignores it, as on iOS.
     open func invalidateAndCancel() {
         guard !isShared else { return }
-        let running = lock.withLock { _ in
-            invalidated = true
-            return Array(tasks.values)
+        let running = state.withLock { state in
+            state.invalidated = true
+            return Array(state.tasks.values)
         }
         running.forEach { $0.cancel() }
         reportInvalidationIfDone()
     }
 
     open func getAllTasks(completionHandler: @escaping ([URLSessionTask]) -> Void) {
-        completionHandler(lock.withLock { _ in Array(tasks.values) })
+        completionHandler(state.withLock { Array($0.tasks.values) })
     }
 
     // MARK: Running tasks
 
     private func register<Task: URLSessionTask>(_ make: (Int) -> Task) -> Task {
-        let (task, refused) = lock.withLock { _ in
-            defer { nextIdentifier += 1 }
-            let task = make(nextIdentifier)
-            if !invalidated { tasks[task.taskIdentifier] = task }
-            return (task, invalidated)
+        let (task, refused) = state.withLock { state in
+            defer { state.nextIdentifier += 1 }
+            let task = make(state.nextIdentifier)
+            if !state.invalidated { state.tasks[task.taskIdentifier] = task }
+            return (task, state.invalidated)
         }
         if refused {
             // iOS raises NSGenericException here and the extension crashes; say so, and fail the task instead.
@@ -273,21 +278,27 @@ open class URLSession: NSObject, @unchecked Sendable {
     }
 
     private func finished(_ task: URLSessionTask) {
-        lock.withLock { _ in _ = tasks.removeValue(forKey: task.taskIdentifier) }
+        state.withLock { _ = $0.tasks.removeValue(forKey: task.taskIdentifier) }
         reportInvalidationIfDone()
     }
 
     /// After invalidation, once no task is left: the delegate hears `didBecomeInvalidWithError(nil)` once.
     private func reportInvalidationIfDone() {
-        let report = lock.withLock { _ in
-            guard invalidated, tasks.isEmpty, !invalidationReported else { return false }
-            invalidationReported = true
+        let report = state.withLock { state in
+            guard state.invalidated, state.tasks.isEmpty, !state.invalidationReported else { return false }
+            state.invalidationReported = true
             return true
         }
         guard report else { return }
         if let delegate { callbacks.sync { [self] in delegate.urlSession(self, didBecomeInvalidWithError: nil) } }
-        lock.withLock { _ in heldDelegate = nil }
+        state.withLock { $0.heldDelegate = nil }
     }
+}
+
+/// The session's delegate, the extension's own object (not Sendable): the lock only hands it over, and its methods
+/// are called one at a time on the delegate queue, as on iOS.
+private struct HeldDelegate: @unchecked Sendable {
+    let delegate: any URLSessionDelegate
 }
 
 /// A session's delegate queue: its calls run one at a time, in order, on the executor, as on iOS's serial
@@ -325,21 +336,23 @@ private final class DelegateQueue: Sendable {
 }
 
 /// The one result of an async call's task, waited for without blocking a thread.
-private final class ResultBox<Value: Sendable>: @unchecked Sendable {
-    // `lock` guards both fields.
-    private let lock = Mutex(())
-    private var result: Result<Value, any Error>?
-    private var waiter: CheckedContinuation<Value, any Error>?
+private final class ResultBox<Value: Sendable>: Sendable {
+    private struct State {
+        var result: Result<Value, any Error>?
+        var waiter: CheckedContinuation<Value, any Error>?
+    }
+
+    private let state = Mutex(State())
 
     func succeed(_ value: Value) { settle(.success(value)) }
     func fail(_ error: any Error) { settle(.failure(error)) }
 
     private func settle(_ outcome: Result<Value, any Error>) {
-        let continuation: CheckedContinuation<Value, any Error>? = lock.withLock { _ in
-            guard result == nil else { return nil }
-            result = outcome
-            defer { waiter = nil }
-            return waiter
+        let continuation: CheckedContinuation<Value, any Error>? = state.withLock { state in
+            guard state.result == nil else { return nil }
+            state.result = outcome
+            defer { state.waiter = nil }
+            return state.waiter
         }
         continuation?.resume(with: outcome)
     }
@@ -348,9 +361,9 @@ private final class ResultBox<Value: Sendable>: @unchecked Sendable {
     func value(running task: URLSessionTask) async throws -> Value {
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
-                let ready: Result<Value, any Error>? = lock.withLock { _ in
-                    if result == nil { waiter = continuation }
-                    return result
+                let ready: Result<Value, any Error>? = state.withLock { state in
+                    if state.result == nil { state.waiter = continuation }
+                    return state.result
                 }
                 if let ready { continuation.resume(with: ready) }
                 task.resume()

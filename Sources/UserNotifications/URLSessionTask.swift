@@ -13,14 +13,19 @@ open class URLSessionTask: NSObject, @unchecked Sendable {
         case running, suspended, canceling, completed
     }
 
-    // `lock` guards the mutable fields below; the extension may read them from any thread.
-    private let lock = Mutex(())
-    private var taskState = State.suspended
-    private var started = false
-    private var finalResponse: URLResponse?
-    private var finalError: (any Error)?
-    private var received: Int64 = 0
-    private var expected: Int64 = -1
+    /// What changes as the task runs; the extension may read it from any thread.
+    private struct Fields {
+        var taskState = State.suspended
+        var started = false
+        var finalResponse: URLResponse?
+        var finalError: (any Error)?
+        var received: Int64 = 0
+        var expected: Int64 = -1
+    }
+
+    // Unchecked because the class is open and Foundation's `NSObject`, with `taskDescription` and `priority` left to
+    // the extension as on iOS; the task's own state is in `fields`.
+    private let fields = Mutex(Fields())
 
     public let taskIdentifier: Int
     public let originalRequest: URLRequest?
@@ -39,21 +44,21 @@ open class URLSessionTask: NSObject, @unchecked Sendable {
         super.init()
     }
 
-    open var state: State { lock.withLock { _ in taskState } }
-    open var response: URLResponse? { lock.withLock { _ in finalResponse } }
-    open var error: (any Error)? { lock.withLock { _ in finalError } }
-    open var countOfBytesReceived: Int64 { lock.withLock { _ in received } }
-    open var countOfBytesExpectedToReceive: Int64 { lock.withLock { _ in expected } }
+    open var state: State { fields.withLock { $0.taskState } }
+    open var response: URLResponse? { fields.withLock { $0.finalResponse } }
+    open var error: (any Error)? { fields.withLock { $0.finalError } }
+    open var countOfBytesReceived: Int64 { fields.withLock { $0.received } }
+    open var countOfBytesExpectedToReceive: Int64 { fields.withLock { $0.expected } }
 
     /// Starts the task (once); a later call after `suspend()` has nothing to resume, the transfer never paused.
     open func resume() {
-        let start: Bool = lock.withLock { _ in
-            guard !started, taskState == .suspended else {
-                if taskState == .suspended { taskState = .running }
+        let start: Bool = fields.withLock { fields in
+            guard !fields.started, fields.taskState == .suspended else {
+                if fields.taskState == .suspended { fields.taskState = .running }
                 return false
             }
-            started = true
-            taskState = .running
+            fields.started = true
+            fields.taskState = .running
             return true
         }
         if start { session.start(self) }
@@ -61,31 +66,31 @@ open class URLSessionTask: NSObject, @unchecked Sendable {
 
     /// The transfer is not paused (a notification's download rarely is); the state says suspended until resumed.
     open func suspend() {
-        lock.withLock { _ in if taskState == .running { taskState = .suspended } }
+        fields.withLock { if $0.taskState == .running { $0.taskState = .suspended } }
     }
 
     /// Cancels the task: its completion gets NSURLErrorCancelled (-999), as on iOS.
     open func cancel() {
-        let wasStarted: Bool = lock.withLock { _ in
-            guard taskState != .completed else { return true }
-            taskState = .canceling
-            return started
+        let wasStarted: Bool = fields.withLock { fields in
+            guard fields.taskState != .completed else { return true }
+            fields.taskState = .canceling
+            return fields.started
         }
         cancellation.cancel()
         // A task never resumed completes at once with the cancellation error.
         if !wasStarted {
-            lock.withLock { _ in started = true }
+            fields.withLock { $0.started = true }
             session.start(self)
         }
     }
 
     func complete(response: URLResponse?, error: (any Error)?, bytes: Int) {
-        lock.withLock { _ in
-            finalResponse = response
-            finalError = error
-            received = Int64(bytes)
-            if let http = response as? HTTPURLResponse { expected = http.expectedContentLength }
-            taskState = .completed
+        fields.withLock { fields in
+            fields.finalResponse = response
+            fields.finalError = error
+            fields.received = Int64(bytes)
+            if let http = response as? HTTPURLResponse { fields.expected = http.expectedContentLength }
+            fields.taskState = .completed
         }
     }
 

@@ -206,13 +206,11 @@ struct BenchError: Error, CustomStringConvertible {
 }
 
 /// Errors from the generation threads.
-final class Failures: @unchecked Sendable {
-    // Guarded by `lock`.
-    private var messages: [String] = []
-    private let lock = Mutex(())
+final class Failures: Sendable {
+    private let messages = Mutex<[String]>([])
 
-    func add(_ message: String) { lock.withLock { _ in messages.append(message) } }
-    var first: String? { lock.withLock { _ in messages.first } }
+    func add(_ message: String) { messages.withLock { $0.append(message) } }
+    var first: String? { messages.withLock { $0.first } }
 }
 
 extension String {

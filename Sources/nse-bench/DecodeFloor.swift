@@ -31,13 +31,11 @@ enum DecodeFloor {
 }
 
 /// Hands out 0, 1, 2... to the decoding threads.
-final class Counter: @unchecked Sendable {
-    // Guarded by `lock`.
-    private var value = 0
-    private let lock = Mutex(())
+final class Counter: Sendable {
+    private let value = Mutex(0)
 
     func take(below limit: Int) -> Int? {
-        lock.withLock { _ in
+        value.withLock { value in
             guard value < limit else { return nil }
             defer { value += 1 }
             return value

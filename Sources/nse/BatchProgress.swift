@@ -167,6 +167,7 @@ final class Interruption {
 /// `--format json`: each result on one line of stdout as it completes; results finish concurrently, the lock
 /// keeps their lines whole.
 final class JSONLinesOutput: Sendable {
+    // Guards no field: it keeps one line's write to stdout from interleaving with another's.
     private let lock = Mutex(())
     private let renderer = JSONLinesRenderer()
 

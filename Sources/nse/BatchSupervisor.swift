@@ -150,9 +150,9 @@ enum BatchSupervisor {
 /// The worker has a process group of its own (`ChildProcess` makes one), so a terminal's Ctrl-C reaches
 /// only this process and the worker hears it once.
 private final class SignalRelay: @unchecked Sendable {
-    // `lock` guards `children`; the dispatch sources read it from their queue.
-    private let lock = Mutex(())
-    private var children: [pid_t] = []
+    // Unchecked for `sources` alone (DispatchSourceSignal is not Sendable): set in `init`, then only cancelled by
+    // `stop`. `children` is read by the dispatch sources on their queue.
+    private let children = Mutex<[pid_t]>([])
     private var sources: [any DispatchSourceSignal] = []
 
     init() {
@@ -161,7 +161,7 @@ private final class SignalRelay: @unchecked Sendable {
             let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
             source.setEventHandler { [weak self] in
                 guard let self else { return }
-                for child in self.lock.withLock({ _ in self.children }) { kill(child, number) }
+                for child in self.children.withLock({ $0 }) { kill(child, number) }
             }
             source.resume()
             sources.append(source)
@@ -169,7 +169,7 @@ private final class SignalRelay: @unchecked Sendable {
     }
 
     func forward(to pids: [pid_t]) {
-        lock.withLock { _ in children = pids }
+        children.withLock { $0 = pids }
     }
 
     func stop() {

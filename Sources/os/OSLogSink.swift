@@ -17,15 +17,13 @@ package struct OSLogRecord: Sendable {
 /// Where log lines go: `os` depends on nothing (see Package.swift), so the harness's side (UserNotifications)
 /// installs the receiver before an extension runs. Lines logged before that are dropped, as nothing reads them.
 package enum OSLogSink {
-    // `lock` guards `receiver`.
-    private static let lock = Mutex(())
-    nonisolated(unsafe) private static var receiver: (@Sendable (OSLogRecord) -> Void)?
+    private static let receiver = Mutex<(@Sendable (OSLogRecord) -> Void)?>(nil)
 
     package static func install(_ receiver: @escaping @Sendable (OSLogRecord) -> Void) {
-        lock.withLock { _ in Self.receiver = receiver }
+        Self.receiver.withLock { $0 = receiver }
     }
 
     static func write(_ record: OSLogRecord) {
-        lock.withLock { _ in receiver }?(record)
+        receiver.withLock { $0 }?(record)
     }
 }

@@ -1,29 +1,20 @@
 import Foundation
-@testable import NSEBatch
-import NSEHarness
 @testable import NSEMedia
-import NSEMediaServer
 @testable import NSEPipeline
 @testable import NSEPush
 @testable import NSEReports
-import Synchronization
+import NSETestSupport
 import Testing
 
 /// What users and CI read, asserted whole against recorded files under `Tests/Snapshots/`, so any change in
-/// output is a reviewed diff. The results come from real runs of bundled samples (loopback media server, the
-/// built-in extension); only the timings are pinned, since they change from run to run.
+/// output is a reviewed diff. The renderers are fed fixed results (`SnapshotFixture`: bundled samples as the batch
+/// runner judged them, timings pinned), so a renderer test opens no socket; `SnapshotFixtureTests` checks that a
+/// live batch still gives those results.
 ///
-/// To re-record after an intended change: `NSE_RECORD_SNAPSHOTS=1 swift test --filter RendererSnapshotTests`.
-@Suite(.serialized)
+/// To re-record after an intended change: `NSE_RECORD_SNAPSHOTS=1 swift test --filter "RendererSnapshotTests|SnapshotFixtureTests"`
+/// (the fixture first when the results changed).
 struct RendererSnapshotTests {
-    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-    static let snapshots = root.appendingPathComponent("Tests/Snapshots")
-
-    /// The samples the snapshots (and the README's batch examples) are made of: passes, failures, warnings.
-    static let samples = [
-        "jpeg-ok.json", "gif-animated-ok.json", "fcm-v1-notification-image.json", "webp.json",
-        "missing-mutable-content.json", "misspelled-mutable-content.json", "lint-errors.json", "invalid-json.json",
-    ]
+    static let snapshots = SnapshotFixture.snapshots
 
     struct Run {
         var results: [ProcessResult]
@@ -32,31 +23,20 @@ struct RendererSnapshotTests {
         var media: SharedMediaCache.Statistics
     }
 
-    /// Runs the samples through the batch runner, one at a time so the media figures are the same every run, as
-    /// `nse batch samples/payloads/... --media samples/media` does.
-    static func run() async throws -> Run {
-        let directory = MediaDirectory(root: root.appendingPathComponent("samples/media").path)
-        let server = try LoopbackHTTPServer { directory.respond(to: $0) }
-        defer { server.stop() }
-        var profile = DeviceProfile()
-        profile.timeBudget = .seconds(5)
-        let emulator = Emulator(profile: profile, hostMapping: MediaHostMapping(origin: URL(string: server.baseURL)!))
-        // Relative to the package root, so inputs read `samples/payloads/...` wherever the tests run from.
-        let inputs = samples.map { name in
-            BatchInput(file: URL(fileURLWithPath: "samples/payloads/\(name)", relativeTo: root), outputPath: "samples/payloads/\(name)")
+    /// The fixture as the renderers take it: each card with previews of the recorded shape (their bytes stand in
+    /// for the encoder's, which the snapshot shows only as a size class).
+    static func run() throws -> Run {
+        let fixture = try SnapshotFixture.load()
+        let cards = fixture.pushes.map { push in
+            ReportCard(
+                result: push.result, exitStatus: push.result.exitStatus(strict: false),
+                image: push.image.map(preview), thumbnail: push.thumbnail.map(preview), previewProblem: push.previewProblem)
         }
-        var runner = BatchRunner(emulator: emulator, jobs: 1, outDirectory: nil)
-        let collected = Mutex<[(Int, ProcessResult, ReportCard)]>([])
-        runner.onResult = { push in
-            // The card is made while the attachment still exists, as the HTML writer does.
-            var pinned = push
-            pinned.result.timings = pinned.result.timings.mapValues { _ in 1 }
-            let card = ReportCard.make(pinned, limits: ImageDecodeLimits(), strict: false)
-            collected.withLock { $0.append((push.index, pinned.result, card)) }
-        }
-        let report = try await runner.run(inputs)
-        let ordered = collected.withLock { $0 }.sorted { $0.0 < $1.0 }
-        return Run(results: ordered.map(\.1), cards: ordered.map(\.2), inputs: inputs, media: report.summary.media)
+        return Run(results: fixture.results, cards: cards, inputs: SnapshotFixture.inputs, media: fixture.media)
+    }
+
+    static func preview(_ shape: SnapshotFixture.Preview) -> AttachmentPreview {
+        AttachmentPreview(mimeType: shape.mimeType, data: Data(repeating: 0xFF, count: 64), width: shape.width, height: shape.height, frame: shape.frame)
     }
 
     static func summary(_ run: Run, strict: Bool = false) -> BatchSummary {
@@ -85,9 +65,8 @@ struct RendererSnapshotTests {
         }
     }
 
-    @Test(.timeLimit(.minutes(1)))
-    func everyRendererMatchesItsSnapshot() async throws {
-        let run = try await Self.run()
+    @Test func everyRendererMatchesItsSnapshot() throws {
+        let run = try Self.run()
         let results = run.results
         let entries = results.map { BatchEntry($0, outputPath: $0.input) }
         let summary = Self.summary(run)
@@ -115,9 +94,8 @@ struct RendererSnapshotTests {
         try Self.assertSnapshot(Self.placeholdingImages(page), named: "batch-report.html")
     }
 
-    @Test(.timeLimit(.minutes(1)))
-    func strictFailsPushesWithWarningsEverywhere() async throws {
-        let run = try await Self.run()
+    @Test func strictFailsPushesWithWarningsEverywhere() throws {
+        let run = try Self.run()
         let entries = run.results.map { BatchEntry($0, outputPath: $0.input, strict: true) }
         let summary = Self.summary(run, strict: true)
         let report = BatchReport(inputs: run.inputs, entries: entries, summary: summary)
