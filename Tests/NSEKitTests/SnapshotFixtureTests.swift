@@ -8,6 +8,7 @@ import NSEMediaServer
 import NSETestSupport
 import Synchronization
 import Testing
+import NSEHarness
 
 /// The renderers' snapshot tests read fixed results (`Tests/Snapshots/Fixtures/batch-results.json`); this runs the
 /// same samples through the batch runner over the loopback media server, as
