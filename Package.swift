@@ -1,10 +1,11 @@
 // swift-tools-version: 6.0
 import PackageDescription
 
-// The push SDKs' extension helpers (docs/sdks.md): one stand-in module per SDK, with the SDK's own module name. The
-// one list the harness product, its target and its tests read.
+// The push SDKs' extension helpers (docs/sdks.md): every module of each SDK's stand-in (`SDKDescriptor.modules` in
+// Sources/NSEPush/SDK/SDKDescriptor.swift, checked by Tests/UnitTests/SDKDescriptorTests), with the SDK's own module
+// name. The one list the harness product, its target and its tests read.
 let sdkModules = [
-    "OneSignalExtension",
+    "FirebaseMessaging", "OneSignalExtension",
     "BrazeNotificationService", "CTNotificationService", "CleverTapSDK", "IterableAppExtensions",
     "CioInternalCommon", "CioMessagingPush", "CioMessagingPushAPN",
     "Mixpanel", "AirshipNotificationServiceExtension", "PushwooshFramework", "PushwooshNotificationUI", "BatchExtension",
@@ -22,7 +23,7 @@ let package = Package(
         // Apple's and Firebase's of the same names; NSEHarness runs the extension as iOS would.
         .library(
             name: "NSEHarness",
-            targets: ["NSEHarness", "UserNotifications", "FirebaseMessaging"] + frameworkModules + sdkModules
+            targets: ["NSEHarness", "UserNotifications"] + frameworkModules + sdkModules
         ),
         .executable(name: "nse", targets: ["nse"]),
     ],
@@ -87,7 +88,7 @@ let package = Package(
         .target(name: "NotificareNotificationServiceExtensionKit", dependencies: ["UserNotifications", "NSEKit", "UniformTypeIdentifiers"]),
         .target(
             name: "NSEHarness",
-            dependencies: ["UserNotifications", "FirebaseMessaging", "NSEKit", "NSEConcurrency"] + sdkModules.map { .target(name: $0) }
+            dependencies: ["UserNotifications", "NSEKit", "NSEConcurrency"] + sdkModules.map { .target(name: $0) }
         ),
         .executableTarget(
             name: "nse",
@@ -124,7 +125,7 @@ let package = Package(
         .testTarget(
             name: "NSEHarnessTests",
             dependencies: [
-                "UserNotifications", "FirebaseMessaging", "NSEHarness", "NSEKit", "NSEMediaServer", "NSEConcurrency", "CImageFixtures",
+                "UserNotifications", "NSEHarness", "NSEKit", "NSEMediaServer", "NSEConcurrency", "CImageFixtures",
                 "SDKTestSupport",
             ] + sdkModules.map { .target(name: $0) }
         ),

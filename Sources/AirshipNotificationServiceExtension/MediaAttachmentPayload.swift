@@ -30,7 +30,7 @@ struct MediaAttachmentPayload: Sendable {
         var reason: String
     }
 
-    static let key = "com.urbanairship.media_attachment"
+    static let key = SDKDescriptor.airship.mediaKey
 
     /// nil when the key is absent or not a dictionary (Airship then delivers the content as it came).
     init?(userInfo: [String: JSONValue]) throws(Invalid) {

@@ -81,7 +81,7 @@ public class RichNotificationHelper: NSObject, @unchecked Sendable {
     public func serviceExtensionTimeWillExpire() {}
 
     private static func attachment(forPayload payload: [AnyHashable: Any], environment: ExtensionEnvironment?) throws -> (url: URL, type: String) {
-        guard let batch = payload["com.batch"] as? [AnyHashable: Any], let at = batch["at"] as? [AnyHashable: Any] else {
+        guard let batch = payload[SDKDescriptor.batch.mediaKey] as? [AnyHashable: Any], let at = batch["at"] as? [AnyHashable: Any] else {
             environment?.record(BatchFindings.noRichData(partial: nil))
             throw RichDataError.noRichDataFound
         }

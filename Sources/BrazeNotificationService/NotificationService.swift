@@ -61,7 +61,7 @@ final class BrazeRichPush: @unchecked Sendable {
     /// The payload's Braze keys, read as the SDK reads them (Appboy/appboy-ios-sdk,
     /// `Example/StopwatchNotificationService/NotificationService.m`).
     enum Keys {
-        static let braze = "ab"
+        static let braze = SDKDescriptor.braze.mediaKey
         static let attachment = "att"
         static let url = "url"
         static let type = "type"

@@ -42,8 +42,8 @@ open class CTNotificationServiceExtension: UNNotificationServiceExtension {
 /// `@unchecked Sendable`: every stored property is set once in `init` and only read afterwards; the content is
 /// shared between the download's callback and the expiry call as it is on iOS.
 final class CleverTapRichPush: @unchecked Sendable {
-    static let defaultURLKey = "ct_mediaUrl"
-    static let defaultTypeKey = "ct_mediaType"
+    static let defaultURLKey = SDKDescriptor.clevertap.mediaKey
+    static let defaultTypeKey = SDKDescriptor.cleverTapMediaTypeKey
 
     private let request: UNNotificationRequest
     private let bestAttempt: UNMutableNotificationContent

@@ -32,7 +32,7 @@ final class CustomerIOPush: @unchecked Sendable {
 
     /// The delivery fields that make a push Customer.io's (`PushNotification.cioDelivery`).
     static func delivery(in userInfo: [AnyHashable: Any]) -> (id: String, token: String)? {
-        guard let id = userInfo["CIO-Delivery-ID"] as? String, let token = userInfo["CIO-Delivery-Token"] as? String else { return nil }
+        guard let id = userInfo[SDKDescriptor.customerIODeliveryIDKey] as? String, let token = userInfo[SDKDescriptor.customerIODeliveryTokenKey] as? String else { return nil }
         return (id, token)
     }
 
@@ -69,7 +69,7 @@ final class CustomerIOPush: @unchecked Sendable {
     }
 
     private func composeRichPush() {
-        let pushPayload = (request.content.userInfo["CIO"] as? [AnyHashable: Any])?["push"] as? [AnyHashable: Any]
+        let pushPayload = (request.content.userInfo[SDKDescriptor.customerio.mediaKey] as? [AnyHashable: Any])?["push"] as? [AnyHashable: Any]
         guard let image = pushPayload?["image"] else {
             environment?.record(.info(.mediaNone, "No `CIO.push.image`: Customer.io has no image to attach."))
             composed(unchanged)
@@ -133,7 +133,7 @@ final class CustomerIOPush: @unchecked Sendable {
             return !state.finished
         }
         guard first else { return }
-        let requestedImage = (request.content.userInfo["CIO"] as? [AnyHashable: Any]).flatMap { $0["push"] as? [AnyHashable: Any] }?["image"] != nil
+        let requestedImage = (request.content.userInfo[SDKDescriptor.customerio.mediaKey] as? [AnyHashable: Any]).flatMap { $0["push"] as? [AnyHashable: Any] }?["image"] != nil
         if let reason, requestedImage {
             environment?.record(.warning(.sdkCustomerIOOriginalContent, "Customer.io delivered the original content, without the image, because \(reason)."))
         }

@@ -68,7 +68,7 @@ open class CleverTap: NSObject, @unchecked Sendable {
 
     private func recordPushEvent(_ name: String, _ data: Any) {
         let info = (data as? [AnyHashable: Any]) ?? (data as? UNNotification)?.request.content.userInfo ?? [:]
-        let fields = info.keys.compactMap { $0.base as? String }.filter { $0.hasPrefix("wzrk_") || $0.hasPrefix("W$") }.sorted()
+        let fields = info.keys.compactMap { $0.base as? String }.filter { key in SDKDescriptor.clevertap.prefixes.contains { key.hasPrefix($0) } || key.hasPrefix("W$") }.sorted()
         guard !fields.isEmpty else {
             StandInRun.record(.warning(.sdkCleverTapEvent, "recordNotificationViewedEvent: the payload has no `wzrk_` fields, so it is not a push CleverTap sent: the \"\(name)\" event CleverTap queues carries no campaign (only its timestamp, wzrk_cts). Send the push through CleverTap, or do not record it."))
             return

@@ -42,7 +42,7 @@ open class ITBNotificationServiceExtension: UNNotificationServiceExtension {
 /// between the download's callback and the expiry call as on iOS.
 final class IterableRichPush: @unchecked Sendable {
     enum Keys {
-        static let metadata = "itbl"
+        static let metadata = SDKDescriptor.iterable.mediaKey
         static let messageId = "messageId"
         static let attachmentURL = "attachment-url"
         static let actionButtons = "actionButtons"

@@ -23,7 +23,7 @@ open class MPNotificationServiceExtension: UNNotificationServiceExtension {
     open override func didReceive(_ request: UNNotificationRequest, withContentHandler contentHandler: @escaping (UNNotificationContent) -> Void) {
         let environment = ExtensionEnvironment.current
         guard Mixpanel.isMixpanelPushNotification(request.content) else {
-            environment?.record(MixpanelFindings.notMixpanel(hasMedia: request.content.userInfo["mp_media_url"] != nil))
+            environment?.record(MixpanelFindings.notMixpanel(hasMedia: request.content.userInfo[SDKDescriptor.mixpanel.mediaKey] != nil))
             contentHandler(request.content)
             return
         }
@@ -78,7 +78,7 @@ open class MPNotificationServiceExtension: UNNotificationServiceExtension {
 
     /// nil when there is no media to attach; an array of the one attachment otherwise.
     private func buildAttachments(for content: UNNotificationContent, environment: ExtensionEnvironment?, completion: @escaping ([UNNotificationAttachment]?) -> Void) {
-        guard let value = content.userInfo["mp_media_url"] else {
+        guard let value = content.userInfo[SDKDescriptor.mixpanel.mediaKey] else {
             completion(nil)
             return
         }

@@ -8,7 +8,7 @@ import UserNotifications
 open class Mixpanel: NSObject, @unchecked Sendable {
     /// A push is Mixpanel's when its `userInfo` has an `mp` key, whatever its value.
     public class func isMixpanelPushNotification(_ content: UNNotificationContent) -> Bool {
-        content.userInfo["mp"] != nil
+        content.userInfo[SDKDescriptor.mixpanel.marker] != nil
     }
 
     /// `trackPushNotificationEventFromRequest:event:properties:` as the extension calls it: a `track` of `event`
@@ -16,7 +16,7 @@ open class Mixpanel: NSObject, @unchecked Sendable {
     /// early returns (no `distinct_id`, no `token`, no `m` and `c`) are reproduced.
     public class func trackPushNotificationEvent(from request: UNNotificationRequest, event: String, properties: [String: Any] = [:]) {
         let environment = ExtensionEnvironment.current
-        guard let mp = request.content.userInfo["mp"] else { return }
+        guard let mp = request.content.userInfo[SDKDescriptor.mixpanel.marker] else { return }
         let fields = mp as? [String: Any] ?? [:]
         let missing = ["distinct_id", "token"].filter { (fields[$0] as? String) == nil }
         if let first = missing.first {

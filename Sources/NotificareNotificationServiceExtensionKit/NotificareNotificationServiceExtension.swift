@@ -50,7 +50,7 @@ public class NotificareNotificationServiceExtension {
                 completion(.failure(error))
             }
         }
-        guard let attachment = request.content.userInfo["attachment"] as? [String: Any], let uri = attachment["uri"] as? String else {
+        guard let attachment = request.content.userInfo[SDKDescriptor.notificare.mediaKey] as? [String: Any], let uri = attachment["uri"] as? String else {
             environment?.record(NotificareFindings.noAttachment)
             return finish(.success(nil))
         }

@@ -18,9 +18,10 @@ struct OneSignalNotification {
 
     init(_ payload: [String: JSONValue]) {
         let common: [String: JSONValue]
-        if case .object(let osData)? = payload["os_data"] {
-            attachments = osData["att"]
-            attachmentsKey = "os_data.att"
+        let keys = SDKDescriptor.onesignal
+        if case .object(let osData)? = payload[keys.marker] {
+            attachments = osData[keys.mediaKey]
+            attachmentsKey = "\(keys.marker).\(keys.mediaKey)"
             if case .array(let list)? = osData["buttons"] {
                 buttons = Self.buttons(list)
             } else if case .object(let wrapped)? = osData["buttons"], case .array(let list)? = wrapped["o"] {
@@ -30,10 +31,10 @@ struct OneSignalNotification {
             }
             common = osData
         } else {
-            attachments = payload["att"]
-            attachmentsKey = "att"
+            attachments = payload[keys.mediaKey]
+            attachmentsKey = keys.mediaKey
             if case .array(let list)? = payload["buttons"] { buttons = Self.buttons(list) }
-            common = payload["custom"]?.objectValue ?? [:]
+            common = payload[SDKDescriptor.oneSignalCommonKey]?.objectValue ?? [:]
         }
         notificationId = common["i"]?.stringValue
         badgeIncrement = Self.integerValue(common["badge_inc"])

@@ -34,8 +34,8 @@ final class PWNotificationServiceProcessor: Sendable {
         guard first else { return }
         let environment = ExtensionEnvironment.current
         let userInfo = request.content.userInfo
-        guard userInfo["pw_msg"] != nil else {
-            environment?.record(PushwooshFindings.notPushwoosh(hasAttachment: userInfo["attachment"] != nil))
+        guard userInfo[SDKDescriptor.pushwoosh.marker] != nil else {
+            environment?.record(PushwooshFindings.notPushwoosh(hasAttachment: userInfo[SDKDescriptor.pushwoosh.mediaKey] != nil))
             consume()
             return
         }
@@ -83,7 +83,7 @@ final class PWNotificationServiceProcessor: Sendable {
     }
 
     private func downloadAttachment(_ environment: ExtensionEnvironment?, then done: @escaping @Sendable () -> Void) {
-        guard let value = request.content.userInfo["attachment"] else { return done() }
+        guard let value = request.content.userInfo[SDKDescriptor.pushwoosh.mediaKey] else { return done() }
         environment?.noteImageRequested()
         guard let text = value as? String, let url = URL(string: text) else {
             environment?.record(PushwooshFindings.attachmentNotURL)

@@ -80,7 +80,8 @@ public enum DiagnosticCode: String, Sendable, Codable, CaseIterable {
     // Firebase's helper beyond the image.
     case firebaseDeliveryMetrics = "firebase.delivery-metrics"
 
-    // Which SDK's helper runs (SDK/SDKDetection.swift, `--sdk`).
+    // Which SDK's helper runs (SDK/SDKDetection.swift, `--sdk`). Every other `sdk.` code (and Firebase's
+    // `firebase.`) starts with its SDK's `codePrefix` (SDK/SDKDescriptor.swift).
     case sdkDetectAmbiguous = "sdk.detect.ambiguous"
     case sdkExtensionMismatch = "sdk.extension-mismatch"
 
@@ -156,8 +157,8 @@ public enum DiagnosticCode: String, Sendable, Codable, CaseIterable {
     case androidImageDecodeLimit = "android.image-decode-limit"
     case androidImageFirstFrame = "android.image-first-frame"
 
-    // sdk-a: the service-extension helpers of Braze, CleverTap, Iterable and Customer.io, each in its stand-in
-    // module (Sources/BrazeNotificationService, ...); docs/sdks.md says which rules were read in each SDK's source.
+    // The helpers of Braze, CleverTap, Iterable and Customer.io, each in its stand-in module
+    // (Sources/BrazeNotificationService, ...); docs/sdks.md says which rules were read in each SDK's source.
     case sdkBrazeNotBraze = "sdk.braze.not-braze"
     case sdkBrazeAttachmentKeys = "sdk.braze.attachment-keys"
     case sdkBrazeOriginalContent = "sdk.braze.original-content"

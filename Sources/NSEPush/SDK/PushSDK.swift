@@ -1,43 +1,15 @@
 /// The push SDKs whose Notification Service Extension helper nse emulates: each is a stand-in module with the
-/// SDK's own module and type names (docs/sdks.md), run by the same harness as an app's own extension.
+/// SDK's own module and type names (docs/sdks.md), run by the same harness as an app's own extension. What nse
+/// knows of each is its `descriptor` (SDKDescriptor.swift).
 public enum PushSDK: String, CaseIterable, Sendable, Codable {
     case firebase, onesignal, braze, clevertap, iterable, customerio, pushwoosh, batch, airship, mixpanel, notificare
 
     /// The SDK's name as its vendor writes it.
-    public var displayName: String {
-        switch self {
-        case .firebase: "Firebase"
-        case .onesignal: "OneSignal"
-        case .braze: "Braze"
-        case .clevertap: "CleverTap"
-        case .iterable: "Iterable"
-        case .customerio: "Customer.io"
-        case .pushwoosh: "Pushwoosh"
-        case .batch: "Batch"
-        case .airship: "Airship"
-        case .mixpanel: "Mixpanel"
-        case .notificare: "Notificare"
-        }
-    }
+    public var displayName: String { descriptor.name }
 
     /// The module an extension file imports to call the SDK's helper (each SDK's documented extension file, named
     /// in docs/sdks.md).
-    public var moduleName: String {
-        switch self {
-        case .firebase: "FirebaseMessaging"
-        case .onesignal: "OneSignalExtension"
-        case .braze: "BrazeNotificationService"
-        case .clevertap: "CTNotificationService"
-        case .iterable: "IterableAppExtensions"
-        case .customerio: "CioMessagingPushAPN"
-        case .pushwoosh: "PushwooshFramework"
-        case .batch: "BatchExtension"
-        case .airship: "AirshipNotificationServiceExtension"
-        // mixpanel-iphone 3.x, the last with MPNotificationServiceExtension: its pod module is `Mixpanel`.
-        case .mixpanel: "Mixpanel"
-        case .notificare: "NotificareNotificationServiceExtensionKit"
-        }
-    }
+    public var moduleName: String { descriptor.module }
 
     /// The SDK whose helper an extension importing `module` calls, if any.
     public init?(moduleName module: String) {

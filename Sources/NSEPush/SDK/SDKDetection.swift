@@ -1,35 +1,8 @@
-/// Which SDK sent a payload, from the keys each SDK's servers put beside `aps` (docs/sdks.md lists them with
-/// their sources). One table, used by every command: `--sdk auto` on process and batch, the `--sdk all`
-/// comparison, and `nse extension`'s check that a payload belongs to the SDK the extension calls.
+/// Which SDK sent a payload, from the keys each SDK's servers put beside `aps` (each descriptor's `keys`,
+/// `prefixes` and `mediaKeys` in `SDKDescriptor.all`; docs/sdks.md lists them with their sources). Used by every
+/// command: `--sdk auto` on process and batch, the `--sdk all` comparison, and `nse extension`'s check that a
+/// payload belongs to the SDK the extension calls.
 public enum SDKDetection {
-    /// What marks a payload as one SDK's: keys (or key prefixes) at the top level of the payload.
-    public struct Signature: Sendable {
-        public var sdk: PushSDK
-        /// Exact top-level keys.
-        public var keys: [String]
-        /// Top-level key prefixes (`gcm.`).
-        public var prefixes: [String] = []
-        /// The key of the SDK's media (its image request): when several SDKs match, the one whose media key is
-        /// present is the one whose helper the sender meant.
-        public var mediaKeys: [String] = []
-    }
-
-    /// The keys each SDK's servers send (each SDK's source files, named in docs/sdks.md).
-    /// An SDK branch corrects its own row here.
-    public static let signatures: [Signature] = [
-        Signature(sdk: .firebase, keys: ["fcm_options"], prefixes: ["gcm.", "google.c."], mediaKeys: ["fcm_options"]),
-        Signature(sdk: .onesignal, keys: ["os_data", "custom", "att"], mediaKeys: ["att", "os_data"]),
-        Signature(sdk: .braze, keys: ["ab", "ab_uri", "ab_cat"], mediaKeys: ["ab"]),
-        Signature(sdk: .clevertap, keys: ["ct_mediaUrl", "ct_mediaType", "wzrk_id", "wzrk_pn"], prefixes: ["wzrk_"], mediaKeys: ["ct_mediaUrl"]),
-        Signature(sdk: .iterable, keys: ["itbl"], mediaKeys: ["itbl"]),
-        Signature(sdk: .customerio, keys: ["CIO", "CIO-Delivery-ID", "CIO-Delivery-Token"], mediaKeys: ["CIO"]),
-        Signature(sdk: .pushwoosh, keys: ["pw_msg", "pw_badge"], mediaKeys: ["attachment"]),
-        Signature(sdk: .batch, keys: ["com.batch"], mediaKeys: ["com.batch"]),
-        Signature(sdk: .airship, keys: ["com.urbanairship.media_attachment"], prefixes: ["com.urbanairship."], mediaKeys: ["com.urbanairship.media_attachment"]),
-        Signature(sdk: .mixpanel, keys: ["mp", "mp_media_url"], mediaKeys: ["mp_media_url"]),
-        Signature(sdk: .notificare, keys: ["x-sender", "notificationId"], mediaKeys: ["attachment"]),
-    ]
-
     /// One SDK whose keys the payload has.
     public struct Match: Sendable, Hashable {
         public var sdk: PushSDK
@@ -42,14 +15,14 @@ public enum SDKDetection {
     /// Every SDK whose keys are in `payload`, in `PushSDK` order.
     public static func matches(in payload: [String: JSONValue]) -> [Match] {
         let present = payload.keys.filter { $0 != "aps" }
-        return signatures.compactMap { signature in
+        return SDKDescriptor.all.compactMap { descriptor in
             let keys = present.filter { key in
-                signature.keys.contains(key) || signature.prefixes.contains { key.hasPrefix($0) }
+                descriptor.keys.contains(key) || descriptor.prefixes.contains { key.hasPrefix($0) }
             }.sorted()
             guard !keys.isEmpty else { return nil }
             // A media key shared by two SDKs (`attachment`) counts only beside the SDK's own marker keys.
-            let media = keys.contains { signature.mediaKeys.contains($0) }
-            return Match(sdk: signature.sdk, keys: keys, hasMediaKey: media)
+            let media = keys.contains { descriptor.mediaKeys.contains($0) }
+            return Match(sdk: descriptor.sdk, keys: keys, hasMediaKey: media)
         }
     }
 
@@ -92,7 +65,8 @@ public enum SDKDetection {
         case .firebase:
             return ImageRequest.firebase(in: payload)?.url
         case .onesignal:
-            let attachments = payload["os_data"]?.objectValue.map { $0["att"] } ?? payload["att"]
+            let oneSignal = SDKDescriptor.onesignal
+            let attachments = payload[oneSignal.marker]?.objectValue.map { $0[oneSignal.mediaKey] } ?? payload[oneSignal.mediaKey]
             guard case .object(let items)? = attachments else {
                 // A malformed `att` is still a request (reported as sdk.onesignal.invalid-attachments).
                 guard let attachments, attachments != .null else { return nil }
@@ -100,8 +74,7 @@ public enum SDKDetection {
             }
             return items.sorted { $0.key < $1.key }.lazy.compactMap { $0.value.stringValue }.first
         default:
-            let keys = signatures.first { $0.sdk == sdk }?.mediaKeys ?? []
-            return keys.lazy.compactMap { payload[$0].flatMap { firstURL(in: $0) } }.first
+            return sdk.descriptor.mediaKeys.lazy.compactMap { payload[$0].flatMap { firstURL(in: $0) } }.first
         }
     }
 
