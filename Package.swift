@@ -86,7 +86,7 @@ let package = Package(
         .target(name: "NotificareNotificationServiceExtensionKit", dependencies: ["UserNotifications", "NSEKit", "UniformTypeIdentifiers"]),
         .target(
             name: "NSEHarness",
-            dependencies: ["UserNotifications", "FirebaseMessaging", "NSEKit", "NSEConcurrency"] + sdkModules.map { .target(name: $0) }
+            dependencies: ["UserNotifications", "FirebaseMessaging", "NSEKit", "NSEConcurrency", "NSEMediaServer"] + sdkModules.map { .target(name: $0) }
         ),
         .executableTarget(
             name: "nse",
