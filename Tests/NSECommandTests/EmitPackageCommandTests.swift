@@ -23,6 +23,9 @@ struct EmitPackageCommandTests {
         let copied = try String(contentsOf: Self.folder.appendingPathComponent("Tests/NotificationServiceTests/Extension/0/NotificationService.swift"), encoding: .utf8)
         #expect(copied.contains("\nimport os\n") && !copied.contains("import os.log"))
 
+        // A build folder of its own: SwiftPM reuses a build folder's plan for another package whose manifest it has
+        // not seen change, so this package cannot share the README package's.
+        ReadmeConsumerTests.forgetBuildPlan(of: Self.folder)
         let run = try await runNSE(["test", "--package-path", Self.folder.path], executable: swift)
         let output = run.stdout + run.stderr
         #expect(output.range(of: #"\.swift:\d+:\d+: error:"#, options: .regularExpression) == nil, "\(output.suffix(4000))")

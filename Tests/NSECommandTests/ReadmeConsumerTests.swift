@@ -65,6 +65,27 @@ struct ReadmeConsumerTests {
         return FileManager.default.temporaryDirectory.appendingPathComponent("nse-readme-consumer-\(String(name, radix: 16))")
     }
 
+    /// The README's `../nse` beside the package: a link named nse to this checkout, whatever its folder is called.
+    static func nseLink() throws -> URL {
+        let manager = FileManager.default
+        try manager.createDirectory(at: folder, withIntermediateDirectories: true)
+        let link = folder.appendingPathComponent("nse")
+        if (try? manager.destinationOfSymbolicLink(atPath: link.path)) != root.path {
+            try? manager.removeItem(at: link)
+            try manager.createSymbolicLink(atPath: link.path, withDestinationPath: root.path)
+        }
+        return link
+    }
+
+    /// Makes the next `swift build` plan anew: SwiftPM keeps a build folder's plan while the root manifest reads the
+    /// same, so a file added to or removed from nse's sources would otherwise stop the kept build ("missing inputs").
+    static func forgetBuildPlan(of package: URL) {
+        let build = package.appendingPathComponent(".build")
+        for triple in (try? FileManager.default.contentsOfDirectory(atPath: build.path)) ?? [] {
+            try? FileManager.default.removeItem(at: build.appendingPathComponent("\(triple)/debug/description.json"))
+        }
+    }
+
     /// `swift` from PATH, as a user runs it.
     static var swift: URL? {
         let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin"
@@ -90,12 +111,7 @@ struct ReadmeConsumerTests {
         let media = app.appendingPathComponent("Tests/media")
         try manager.createDirectory(at: tests, withIntermediateDirectories: true)
         try manager.createDirectory(at: media, withIntermediateDirectories: true)
-        // The README's `../nse`: a link named nse to this checkout, whatever its folder is called.
-        let link = base.appendingPathComponent("nse")
-        if (try? manager.destinationOfSymbolicLink(atPath: link.path)) != Self.root.path {
-            try? manager.removeItem(at: link)
-            try manager.createSymbolicLink(atPath: link.path, withDestinationPath: Self.root.path)
-        }
+        _ = try Self.nseLink()
         try Self.writeIfChanged(consumer.manifest, to: app.appendingPathComponent("Package.swift"))
         try Self.writeIfChanged(consumer.test, to: tests.appendingPathComponent("SaleTests.swift"))
         let extensionFile = try String(contentsOf: Self.root.appendingPathComponent("samples/extension/NotificationService.swift"), encoding: .utf8)
@@ -106,6 +122,7 @@ struct ReadmeConsumerTests {
             try image.write(to: media.appendingPathComponent("sale.jpg"))
         }
 
+        Self.forgetBuildPlan(of: app)
         let run = try await runNSE(["test", "--package-path", app.path], executable: swift)
         #expect(run.status == 0, "swift test in \(app.path) failed:\n\(run.stdout.suffix(4000))\n\(run.stderr.suffix(4000))")
         // swift test indents what a test prints under its own lines.
