@@ -15,7 +15,8 @@ struct ExtensionCommand: AsyncParsableCommand {
             PATH is the extension target's folder (its .swift files and Info.plist, searched recursively) or single \
             files. They are compiled with nse's stand-ins for UserNotifications, FirebaseMessaging, os, UIKit, \
             UniformTypeIdentifiers, Intents and the push SDKs' extension modules (docs/sdks.md) in a cached package (NSE_CACHE_DIR, else ~/.cache/nse), in Swift 5 \
-            mode as Xcode compiles app code; the first build takes minutes, a rerun on unchanged sources none. \
+            mode as Xcode compiles app code; the first extension built takes minutes (nse's modules, compiled once in a \
+            build folder every extension shares), a new extension seconds, a rerun on unchanged sources none. \
             Each payload runs in a process of its own. Exit status as for `nse process`: 0, 1 when verification \
             finds an error (a crash included), 2 for usage errors, unreadable files, or sources that do not compile.
             """
