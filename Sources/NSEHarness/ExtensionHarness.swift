@@ -155,6 +155,16 @@ extension DeliveredNotification: CustomStringConvertible {
     public var description: String { TextResultRenderer().render(result) }
 }
 
+/// `ExtensionHarness.mediaFolder` names no folder: thrown before the extension runs, since every image would be
+/// missing for a reason that is not the push's.
+public struct MediaFolderError: Error, CustomStringConvertible {
+    public let path: String
+
+    public var description: String {
+        "The media folder \(path) is not a folder: ExtensionHarness(media:) serves the images from a folder that exists."
+    }
+}
+
 /// `mediaFolder` served for one run, with the paths asked for that were not there.
 private struct LocalMedia: Sendable {
     let server: LoopbackHTTPServer
@@ -164,6 +174,10 @@ private struct LocalMedia: Sendable {
 
     init(folder: URL) throws {
         self.folder = folder.standardizedFileURL
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: self.folder.path, isDirectory: &isDirectory), isDirectory.boolValue else {
+            throw MediaFolderError(path: self.folder.path)
+        }
         let directory = MediaDirectory(root: self.folder.path)
         let missing = MissingPaths()
         self.missing = missing

@@ -76,4 +76,13 @@ struct MediaFolderTests {
         #expect(printed.contains("media.http-status"))
         #expect(printed.contains(folder.standardizedFileURL.path + "/gone.png"))
     }
+
+    @Test(.timeLimit(.minutes(1)))
+    func aMediaFolderThatIsNotThereIsAnErrorBeforeTheRun() async throws {
+        let missing = FileManager.default.temporaryDirectory.appendingPathComponent("nse-no-such-media-\(UUID().uuidString)")
+        let error = await #expect(throws: MediaFolderError.self) {
+            try await Self.harness(media: missing).run(FirebaseService.self, payload: Self.payload(image: "https://cdn.example.com/pic.png"))
+        }
+        #expect(error?.description.contains(missing.path) == true)
+    }
 }
