@@ -88,7 +88,7 @@ let package = Package(
         .target(name: "NotificareNotificationServiceExtensionKit", dependencies: ["UserNotifications", "NSEKit", "UniformTypeIdentifiers"]),
         .target(
             name: "NSEHarness",
-            dependencies: ["UserNotifications", "NSEKit", "NSEConcurrency"] + sdkModules.map { .target(name: $0) }
+            dependencies: ["UserNotifications", "NSEKit", "NSEConcurrency", "NSEMediaServer"] + sdkModules.map { .target(name: $0) }
         ),
         .executableTarget(
             name: "nse",

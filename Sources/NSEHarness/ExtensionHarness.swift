@@ -1,21 +1,30 @@
 import Foundation
 import NSEBatch
 import NSEMedia
+import NSEMediaServer
 import NSEPipeline
 import NSEPush
+import NSEReports
 import UserNotifications
 
 /// Runs an app's own `UNNotificationServiceExtension` subclass on a payload, as iOS would, and returns what
 /// the phone shows.
 ///
 /// ```swift
-/// let delivered = try await ExtensionHarness().run(NotificationService.self, payload: json)
+/// let harness = ExtensionHarness(media: URL(fileURLWithPath: "Tests/media"))   // offline: every image from a folder
+/// let delivered = try await harness.run(NotificationService.self, payload: json)
+/// print(delivered)   // what `nse process` prints
 /// #expect(delivered.content.title == "Sale [modified]")
 /// #expect(delivered.imageShown)
 /// ```
 public struct ExtensionHarness: Sendable {
     public var profile: DeviceProfile
-    /// Sends media downloads to a local server instead of the URLs' hosts (see `MediaHostMapping`).
+    /// Serves every request of the run from this folder, whatever its host: `https://cdn.example.com/img/sale.jpg`
+    /// is `<folder>/img/sale.jpg`, as `nse process --media` does (each run gets its own loopback server). A file
+    /// that is not there is HTTP 404, and the run's diagnostics name the path that was looked for.
+    public var mediaFolder: URL?
+    /// Sends media downloads to a server of your own instead of the URLs' hosts (see `MediaHostMapping`);
+    /// `mediaFolder`, when set, takes its place.
     public var hostMapping: MediaHostMapping?
     /// How long to wait for the handler after `serviceExtensionTimeWillExpire()`.
     public var expiryGrace: Duration = .seconds(1)
@@ -55,6 +64,12 @@ public struct ExtensionHarness: Sendable {
         self.hostMapping = hostMapping
     }
 
+    /// A harness that serves every media URL from `folder` (see `mediaFolder`): a test needs no network.
+    public init(media folder: URL, profile: DeviceProfile = DeviceProfile()) {
+        self.init(profile: profile)
+        mediaFolder = folder
+    }
+
     /// Runs `type` on a payload given as JSON text (APNs payload, simctl file or FCM v1 message).
     public func run<Extension: UNNotificationServiceExtension>(_ type: Extension.Type, payload: String) async throws -> DeliveredNotification {
         try await run(type, payload: Data(payload.utf8))
@@ -63,23 +78,26 @@ public struct ExtensionHarness: Sendable {
     /// Runs `type` on a payload given as JSON bytes.
     public func run<Extension: UNNotificationServiceExtension>(_ type: Extension.Type, payload: Data, fileExtension: String = "json") async throws -> DeliveredNotification {
         let push = try PushReader.parse(payload, fileExtension: fileExtension)
-        return await run(type, push: push, input: "payload")
+        return try await run(type, push: push, input: "payload")
     }
 
     /// Runs `type` on the payload in a file.
     public func run<Extension: UNNotificationServiceExtension>(_ type: Extension.Type, payloadFile: URL) async throws -> DeliveredNotification {
         let push = try PushReader.read(payloadFile)
-        return await run(type, push: push, input: payloadFile.relativePath)
+        return try await run(type, push: push, input: payloadFile.relativePath)
     }
 
-    private func run<Extension: UNNotificationServiceExtension>(_ type: Extension.Type, push: ReceivedPush, input: String) async -> DeliveredNotification {
+    private func run<Extension: UNNotificationServiceExtension>(_ type: Extension.Type, push: ReceivedPush, input: String) async throws -> DeliveredNotification {
+        let media = try mediaFolder.map(LocalMedia.init(folder:))
+        defer { media?.server.stop() }
         var runner = HarnessRunner(expiryGrace: expiryGrace, memoryMeasurement: memoryMeasurement) { type.init() }
         runner.containerSeed = containerSeed
         runner.bundleDirectory = bundleDirectory
-        let emulator = Emulator(profile: profile, extensionRunner: runner, hostMapping: hostMapping)
+        let emulator = Emulator(profile: profile, extensionRunner: runner, hostMapping: media?.mapping ?? hostMapping)
         let temporary = attachmentDirectory == nil ? TemporaryFolder() : nil
         let folder = attachmentDirectory ?? temporary?.url
-        let result = await emulator.process(push, input: input, attachmentDirectory: folder)
+        var result = await emulator.process(push, input: input, attachmentDirectory: folder)
+        if let media { result.diagnostics += media.missingFiles() }
         return DeliveredNotification(result: result, keeping: temporary)
     }
 }
@@ -129,4 +147,66 @@ public struct DeliveredNotification: @unchecked Sendable {
     public var memoryPeakBytes: Int? { result.extensionMemoryBytes }
     /// What the extension did: its requests, log, files, handler calls and memory.
     public var activity: ExtensionActivity { result.extensionActivity ?? ExtensionActivity() }
+}
+
+extension DeliveredNotification: CustomStringConvertible {
+    /// What `nse process --format text` prints for this run: the headline of the verdict, what the phone shows,
+    /// the diagnostics and what the extension did (its requests, log and content handler calls).
+    public var description: String { TextResultRenderer().render(result) }
+}
+
+/// `ExtensionHarness.mediaFolder` names no folder: thrown before the extension runs, since every image would be
+/// missing for a reason that is not the push's.
+public struct MediaFolderError: Error, CustomStringConvertible {
+    public let path: String
+
+    public var description: String {
+        "The media folder \(path) is not a folder: ExtensionHarness(media:) serves the images from a folder that exists."
+    }
+}
+
+/// `mediaFolder` served for one run, with the paths asked for that were not there.
+private struct LocalMedia: Sendable {
+    let server: LoopbackHTTPServer
+    let mapping: MediaHostMapping
+    private let folder: URL
+    private let missing: MissingPaths
+
+    init(folder: URL) throws {
+        self.folder = folder.standardizedFileURL
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: self.folder.path, isDirectory: &isDirectory), isDirectory.boolValue else {
+            throw MediaFolderError(path: self.folder.path)
+        }
+        let directory = MediaDirectory(root: self.folder.path)
+        let missing = MissingPaths()
+        self.missing = missing
+        server = try LoopbackHTTPServer { request in
+            let response = directory.respond(to: request)
+            if response.status == 404 { missing.note(request.path) }
+            return response
+        }
+        // 127.0.0.1 and a port always make a URL; the fallback only keeps this free of a force unwrap.
+        mapping = MediaHostMapping(origin: URL(string: server.baseURL) ?? URL(fileURLWithPath: "/"))
+    }
+
+    /// One finding per path the run asked for that the folder does not have.
+    func missingFiles() -> [Diagnostic] {
+        missing.paths.map { path in
+            .warning(.mediaHTTPStatus, "The media folder has no file for \(path): the harness looked for \(folder.path + path) and answered HTTP 404. Put the image there, or fix the URL's path.")
+        }
+    }
+}
+
+/// Paths the server answered 404, noted by its connection threads and read after the run.
+private final class MissingPaths: @unchecked Sendable {
+    // Guarded by `lock`.
+    private let lock = NSLock()
+    private var found: [String] = []
+
+    func note(_ path: String) {
+        lock.withLock { if !found.contains(path), found.count < 20 { found.append(path) } }
+    }
+
+    var paths: [String] { lock.withLock { found } }
 }

@@ -206,11 +206,15 @@ public struct ExtensionPackage: Sendable {
     public let nseRoot: URL
     /// The content key of sources + nse's own sources: when it matches the last build's, nothing is rebuilt.
     public let key: String
+    /// The build folder every extension package of this nse checkout shares (`swift build --scratch-path`): nse's
+    /// modules are compiled there once, and a new extension folder compiles only its own files.
+    public let sharedBuild: URL
 
     static let productName = "AppExtension"
 
+    /// The built program, copied out of the shared build folder (the next extension's build replaces it there).
     public var executable: URL {
-        directory.appendingPathComponent(".build/debug/\(Self.productName)")
+        directory.appendingPathComponent(Self.productName)
     }
 
     /// Where nse's package sources are: `NSE_PACKAGE_ROOT`, else the checkout this binary was built from.
@@ -237,9 +241,12 @@ public struct ExtensionPackage: Sendable {
         let place = SHA256()
         place.update(Array((sources.files.map(\.source.path) + [self.nseRoot.path]).joined(separator: "\n").utf8))
         directory = cacheRoot.appendingPathComponent("extension-" + place.finalizeHex().prefix(16))
+        let checkout = SHA256()
+        checkout.update(Array(self.nseRoot.path.utf8))
+        sharedBuild = cacheRoot.appendingPathComponent("build-" + checkout.finalizeHex().prefix(16))
 
         let content = SHA256()
-        content.update(Array("nse-extension-package 1\n\(self.nseRoot.path)\n\(sources.principalClass)\n".utf8))
+        content.update(Array("nse-extension-package 2\n\(self.nseRoot.path)\n\(sources.principalClass)\n".utf8))
         for (source, relative) in sources.files {
             content.update(Array("\(relative)\n".utf8))
             content.update(Self.readBytes(source))
@@ -252,6 +259,11 @@ public struct ExtensionPackage: Sendable {
         key = content.finalizeHex()
     }
 
+    /// True when an extension of this nse checkout was built before: nse's modules are compiled in `sharedBuild`.
+    public var sharedBuildIsThere: Bool {
+        FileManager.default.fileExists(atPath: sharedBuild.appendingPathComponent("debug").path)
+    }
+
     /// True when the last build was of exactly these sources and its program is still there.
     public var isBuilt: Bool {
         let stamp = try? String(contentsOf: directory.appendingPathComponent(".nse-built"), encoding: .utf8)
@@ -262,11 +274,7 @@ public struct ExtensionPackage: Sendable {
     /// runs on the same sources do not build over each other. Released when the returned handle is closed.
     public func lock() throws -> FileHandle {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        let path = directory.appendingPathComponent(".nse-lock").path
-        if !FileManager.default.fileExists(atPath: path) { _ = FileManager.default.createFile(atPath: path, contents: nil) }
-        guard let handle = FileHandle(forWritingAtPath: path) else { throw ExtensionBuildError.unreadable(path, "cannot open the build lock") }
-        while flock(handle.fileDescriptor, LOCK_EX) != 0, errno == EINTR {}
-        return handle
+        return try Self.lock(directory.appendingPathComponent(".nse-lock").path)
     }
 
     /// Writes the package (sources copied, `import os.log` and its kin rewritten to `import os`) and builds it.
@@ -286,8 +294,16 @@ public struct ExtensionPackage: Sendable {
         try Data(manifest().utf8).write(to: directory.appendingPathComponent("Package.swift"))
         try? manager.removeItem(at: directory.appendingPathComponent(".nse-built"))
 
-        let arguments = ["build", "--package-path", directory.path, "--product", Self.productName]
+        let arguments = ["build", "--package-path", directory.path, "--scratch-path", sharedBuild.path, "--product", Self.productName]
         let errors = ErrorLines()
+        // One build at a time in the shared folder: every extension's program has the same name there.
+        let shared = try Self.lock(sharedBuild.path + ".lock")
+        defer { try? shared.close() }
+        // SwiftPM reuses its build plan when the manifest reads the same, even for another package's folder: the
+        // plan of the last extension built here would build that extension again. Planning anew takes a second.
+        for triple in (try? manager.contentsOfDirectory(atPath: sharedBuild.path)) ?? [] {
+            try? manager.removeItem(at: sharedBuild.appendingPathComponent("\(triple)/debug/description.json"))
+        }
         let status = try Self.run(swift, arguments) { line in
             errors.note(line)
             output(line)
@@ -295,7 +311,22 @@ public struct ExtensionPackage: Sendable {
         guard status == 0 else {
             throw ExtensionBuildError.buildFailed(command: ([swift] + arguments).joined(separator: " "), output: errors.text)
         }
+        let built = sharedBuild.appendingPathComponent("debug/\(Self.productName)")
+        let staged = directory.appendingPathComponent(".\(Self.productName).new")
+        try? manager.removeItem(at: staged)
+        try manager.copyItem(at: built, to: staged)
+        // rename(2): a run of this folder that starts meanwhile finds the old program or the new one, whole.
+        guard rename(staged.path, executable.path) == 0 else {
+            throw ExtensionBuildError.unreadable(executable.path, String(cString: strerror(errno)))
+        }
         try Data(key.utf8).write(to: directory.appendingPathComponent(".nse-built"))
+    }
+
+    private static func lock(_ path: String) throws -> FileHandle {
+        if !FileManager.default.fileExists(atPath: path) { _ = FileManager.default.createFile(atPath: path, contents: nil) }
+        guard let handle = FileHandle(forWritingAtPath: path) else { throw ExtensionBuildError.unreadable(path, "cannot open the build lock") }
+        while flock(handle.fileDescriptor, LOCK_EX) != 0, errno == EINTR {}
+        return handle
     }
 
     /// `import os.log`, `import os.signpost`, `import os.activity`: submodules of Apple's C module `os`, which

@@ -16,7 +16,8 @@ struct ExtensionCommand: AsyncParsableCommand {
             PATH is the extension target's folder (its .swift files and Info.plist, searched recursively) or single \
             files. They are compiled with nse's stand-ins for UserNotifications, FirebaseMessaging, os, UIKit, \
             UniformTypeIdentifiers, Intents and the push SDKs' extension modules (docs/sdks.md) in a cached package (NSE_CACHE_DIR, else ~/.cache/nse), in Swift 5 \
-            mode as Xcode compiles app code; the first build takes minutes, a rerun on unchanged sources none. \
+            mode as Xcode compiles app code; the first extension built takes minutes (nse's modules, compiled once in a \
+            build folder every extension shares), a new extension seconds, a rerun on unchanged sources none. \
             Each payload runs in a process of its own. Exit status as for `nse process`: 0, 1 when verification \
             finds an error (a crash included), 2 for usage errors, unreadable files, or sources that do not compile.
             """
@@ -45,6 +46,9 @@ struct ExtensionCommand: AsyncParsableCommand {
 
     @Option(help: ArgumentHelp("Also write JUnit XML, one test case per payload.", valueName: "file"))
     var junit: String?
+
+    @Option(help: ArgumentHelp("Write, instead of building and running, a SwiftPM package with the same files as a test target (the README's first way); `swift test` in it runs each payload. Nothing else is written.", valueName: "dir"))
+    var emitPackage: String?
 
     @Flag(help: "Rebuild even if the sources have not changed.")
     var rebuild = false
@@ -82,6 +86,7 @@ struct ExtensionCommand: AsyncParsableCommand {
         let importedSDKs: [PushSDK]
         do {
             inputs = try BatchInputDiscovery.discover(payloads)
+            if let emitPackage { return try emit(to: URL(fileURLWithPath: emitPackage), payloads: inputs.map(\.file)) }
             (program, infoPlist, importedSDKs) = try buildIfNeeded()
         } catch let error as ExtensionBuildError {
             throw usageFailure(error.description)
@@ -104,11 +109,7 @@ struct ExtensionCommand: AsyncParsableCommand {
         defer { try? FileManager.default.removeItem(at: scratch) }
         let folderNames = ResultFolderNames.names(for: inputs.map(\.file.path))
 
-        // The extension's own folder stands for the app's bundle: its images (an asset catalog's too) by name.
-        let bundleFolder = paths.first { path in
-            var isDirectory: ObjCBool = false
-            return FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) && isDirectory.boolValue
-        }.map { URL(fileURLWithPath: $0).standardizedFileURL.path } ?? paths.first.map { URL(fileURLWithPath: $0).deletingLastPathComponent().standardizedFileURL.path }
+        let bundleFolder = bundleFolder
         let started = ContinuousClock.now
         var results: [ProcessResult] = []
         for (index, input) in inputs.enumerated() {
@@ -167,6 +168,30 @@ struct ExtensionCommand: AsyncParsableCommand {
         if !unsaved.isEmpty { throw ExitCode(2) }
     }
 
+    /// `--emit-package`: the test package of the same sources, then how to run it.
+    private func emit(to folder: URL, payloads: [URL]) throws {
+        let root = ExtensionPackage.defaultNSERoot()
+        let sources = try ExtensionSources.discover(paths, className: className, standInClasses: ExtensionSources.standInServiceClasses(in: root))
+        var package = ExtensionTestPackage(sources: sources, nseRoot: root, payloads: payloads.map(\.standardizedFileURL))
+        package.media = media.media.map { URL(fileURLWithPath: $0).standardizedFileURL }
+        package.containerSeed = container.map { URL(fileURLWithPath: $0).standardizedFileURL }
+        package.bundleDirectory = bundleFolder.map(URL.init(fileURLWithPath:))
+        do {
+            try package.write(to: folder)
+        } catch {
+            throw ExtensionBuildError.unreadable(folder.path, "the package cannot be written: \(error.localizedDescription)")
+        }
+        print("Wrote the test package of \(sources.principalClass) (\(sources.files.count) file(s), \(payloads.count) payload(s)) to \(folder.path): run `swift test --package-path \(folder.path)`.")
+    }
+
+    /// The extension's own folder stands for the app's bundle: its images (an asset catalog's too) by name.
+    private var bundleFolder: String? {
+        paths.first { path in
+            var isDirectory: ObjCBool = false
+            return FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) && isDirectory.boolValue
+        }.map { URL(fileURLWithPath: $0).standardizedFileURL.path } ?? paths.first.map { URL(fileURLWithPath: $0).deletingLastPathComponent().standardizedFileURL.path }
+    }
+
     /// Builds the package unless the last build was of the same sources; returns the program to run and the
     /// extension's Info.plist (its App Transport Security applies to every download).
     private func buildIfNeeded() throws -> (URL, URL?, [PushSDK]) {
@@ -185,7 +210,8 @@ struct ExtensionCommand: AsyncParsableCommand {
         defer { try? lock.close() }
         guard rebuild || !package.isBuilt else { return (package.executable, sources.infoPlist, sources.sdks) }
         let note = "nse extension: building \(sources.principalClass) from \(sources.files.count) file(s) in \(package.directory.path)"
-        FileHandle.standardError.write(Data("\(note) (the first build compiles nse's modules too: minutes)\n".utf8))
+        let cost = package.sharedBuildIsThere ? "nse's modules are built already, in \(package.sharedBuild.path)" : "the first extension of this nse compiles nse's modules too: minutes"
+        FileHandle.standardError.write(Data("\(note) (\(cost))\n".utf8))
         let started = ContinuousClock.now
         let verbose = verbose
         do {

@@ -116,4 +116,28 @@ struct ExtensionCommandTests {
         #expect(results[1].diagnostics.contains { $0.code == .sdkExtensionMismatch && $0.severity == .error })
         #expect(run.status == 1)
     }
+
+    /// nse's modules are compiled once per nse checkout, in a build folder every extension package shares: a
+    /// folder nse has never seen compiles only its own files.
+    @Test(.timeLimit(.minutes(20)))
+    func aNewExtensionFolderCompilesOnlyItsOwnFiles() async throws {
+        // Another extension of this nse built (or already there): the shared part is up to date.
+        let warm = try await runNSE(Self.documented + ["--format", "json"], environment: ["NSE_CACHE_DIR": Self.cache])
+        #expect(warm.status == 1, "\(warm.stderr)")
+
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("nse-new-extension-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        try FileManager.default.copyItem(
+            at: ProcessCommandTests.root.appendingPathComponent("samples/xcode-extension/NotificationService"), to: folder)
+        let run = try await runNSE(
+            ["extension", folder.path, "--payload", "samples/xcode-extension/payloads", "--media", "samples/media", "--format", "json", "--verbose"],
+            environment: ["NSE_CACHE_DIR": Self.cache])
+        try checkSampleResults(run.stdout)
+        #expect(run.stderr.contains("nse's modules are built already"), "\(run.stderr)")
+        let compiled = Set(run.stderr.split(separator: "\n").compactMap { line -> String? in
+            guard let range = line.range(of: "] Compiling ") else { return nil }
+            return line[range.upperBound...].split(separator: " ").first.map(String.init)
+        })
+        #expect(compiled == ["AppExtension"], "\(run.stderr.suffix(3000))")
+    }
 }
