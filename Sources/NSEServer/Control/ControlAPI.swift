@@ -1,0 +1,70 @@
+import Foundation
+
+/// The emulator's own API (`/emulator/v1/...`): the devices, what each phone shows, and clearing the state
+/// between tests. JSON, documented in docs/serve.md.
+struct ControlAPI: Sendable {
+    let state: ServeState
+    /// The devices file's devices, which a clear keeps.
+    let fileDevices: [DeviceEntry]
+
+    static let prefix = "/emulator/v1/"
+    /// The longest a `?settled=1` request waits for a device's pushes to finish: an extension's own budget is
+    /// at most an hour, but a test waits far less; a request that times out answers with what is pending.
+    static let settleLimit: Duration = .seconds(60)
+
+    func respond(to request: ServerRequest) async -> ServerResponse {
+        let parts = request.path.dropFirst(Self.prefix.count).split(separator: "/", omittingEmptySubsequences: false).map(String.init)
+        switch (request.method, parts.count, parts.first) {
+        case ("GET", 1, "devices"):
+            let devices = await state.devices.map(Self.describe)
+            return .json(200, ["devices": devices])
+        case ("GET", 3, "devices") where parts[2] == "notifications":
+            return await notifications(deviceKey: parts[1].removingPercentEncoding ?? parts[1], settle: request.queryItems["settled"] != nil)
+        case ("DELETE", 1, "state"):
+            do {
+                try await state.clear(fileDevices: fileDevices)
+            } catch {
+                return Self.error(500, error.description)
+            }
+            return ServerResponse(status: 204)
+        case (_, 1, "devices"), (_, 3, "devices"), (_, 1, "state"):
+            return Self.error(405, "\(request.method) is not allowed on \(request.path).")
+        default:
+            return Self.error(404, "No such endpoint: \(request.path). See docs/serve.md for the control API.")
+        }
+    }
+
+    private func notifications(deviceKey: String, settle: Bool) async -> ServerResponse {
+        guard let device = await state.device(key: deviceKey) else {
+            return Self.error(404, "No device has the token \(deviceKey).")
+        }
+        let key = ServeState.key(of: device)
+        if settle { _ = await state.waitUntilSettled(deviceKey: key, limit: Self.settleLimit) }
+        let records = await state.notifications(deviceKey: key)
+        var list: [[String: Any]] = []
+        for record in records {
+            var entry: [String: Any] = [
+                "seq": record.seq, "id": record.id, "service": record.service, "receivedAt": record.receivedAt,
+                "status": record.delivery == nil ? "pending" : "delivered",
+                "request": ServeState.object(record.request),
+            ]
+            if let delivery = record.delivery, let object = ServeState.object(delivery) as? [String: Any] {
+                entry["phone"] = object["phone"]
+                entry["result"] = object["result"]
+            }
+            list.append(entry)
+        }
+        return .json(200, ["device": Self.describe(device), "notifications": list])
+    }
+
+    static func describe(_ device: DeviceEntry) -> [String: Any] {
+        let encoded = (try? JSONEncoder().encode(device)).flatMap { try? JSONSerialization.jsonObject(with: $0) } as? [String: Any] ?? [:]
+        var described = encoded
+        described["key"] = ServeState.key(of: device)
+        return described
+    }
+
+    static func error(_ status: Int, _ message: String) -> ServerResponse {
+        .json(status, ["error": message])
+    }
+}

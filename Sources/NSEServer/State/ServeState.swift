@@ -1,0 +1,184 @@
+import Foundation
+import NSEKit
+
+/// One push the server accepted, and what its phone showed once the pipeline finished.
+struct NotificationRecord: Sendable {
+    var seq: Int
+    /// The apns-id (APNs) or the message name (FCM) the sender was answered with.
+    var id: String
+    /// "apns" or "fcm".
+    var service: String
+    /// The key of the device it went to (`ServeState.key(of:)`).
+    var device: String
+    var receivedAt: String
+    /// The request that carried it, as JSON: protocol, method, path, headers, body.
+    var request: Data
+    /// `{"phone": ..., "result": ...}` once delivered; nil while the pipeline runs (pending).
+    var delivery: Data?
+}
+
+/// The server's devices and history. Every change that an answer depends on is journaled first.
+actor ServeState {
+    private(set) var devices: [DeviceEntry]
+    private var records: [NotificationRecord] = []
+    private var nextSeq = 1
+    /// Bumped by a clear: deliveries of pushes accepted before it are dropped, not journaled.
+    private var generation = 0
+    private let journal: Journal
+    /// Control API requests waiting for a device's pushes to settle, woken at every change.
+    private var waiters: [Int: CheckedContinuation<Void, Never>] = [:]
+    private var nextWaiter = 0
+    let dataDirectory: URL
+
+    init(devices: [DeviceEntry], dataDirectory: URL) throws(ServeSetupError) {
+        self.devices = devices
+        self.dataDirectory = dataDirectory
+        journal = try Journal(directory: dataDirectory)
+    }
+
+    /// A device's stable key in the control API: its APNs token (lowercase), else its FCM token.
+    static func key(of device: DeviceEntry) -> String {
+        device.apns.map { APNsToken.normalized($0.token) } ?? device.fcm?.token ?? device.name
+    }
+
+    func device(apnsToken: String) -> DeviceEntry? {
+        let token = APNsToken.normalized(apnsToken)
+        return devices.first { $0.apns.map { APNsToken.normalized($0.token) } == token }
+    }
+
+    func device(fcmToken: String) -> DeviceEntry? {
+        devices.first { $0.fcm?.token == fcmToken }
+    }
+
+    func devices(fcmTopic: String, project: String) -> [DeviceEntry] {
+        devices.filter { $0.fcm?.project == project && $0.fcm?.topics.contains(fcmTopic) == true }
+    }
+
+    func device(key: String) -> DeviceEntry? {
+        devices.first { Self.key(of: $0) == key || Self.key(of: $0) == APNsToken.normalized(key) }
+    }
+
+    /// Registers a device that `--accept-any-token` made up for an unknown token; journaled, so a restart keeps it.
+    func register(_ device: DeviceEntry) async throws(ServeSetupError) {
+        if devices.contains(where: { Self.key(of: $0) == Self.key(of: device) }) { return }
+        let encoded = (try? JSONEncoder().encode(device)) ?? Data()
+        let object = (try? JSONSerialization.jsonObject(with: encoded)) ?? [:]
+        try await journal.append(Self.encode(["type": "device", "device": object]))
+        devices.append(device)
+    }
+
+    /// Records an accepted push (on disk before this returns) and gives its sequence number and generation.
+    func accept(id: String, service: String, device: DeviceEntry, request requestData: Data) async throws(ServeSetupError) -> (seq: Int, generation: Int) {
+        let seq = nextSeq
+        nextSeq += 1
+        let receivedAt = ISO8601DateFormatter().string(from: Date())
+        let request = Self.object(requestData)
+        let line = Self.encode([
+            "type": "push", "seq": seq, "id": id, "service": service, "device": Self.key(of: device),
+            "receivedAt": receivedAt, "request": request,
+        ])
+        try await journal.append(line)
+        records.append(NotificationRecord(
+            seq: seq, id: id, service: service, device: Self.key(of: device), receivedAt: receivedAt, request: requestData))
+        return (seq, generation)
+    }
+
+    /// Records what the phone showed for push `seq`; ignored when the state was cleared since it was accepted.
+    func delivered(seq: Int, generation: Int, delivery: Data) async {
+        guard generation == self.generation, let index = index(of: seq) else { return }
+        records[index].delivery = delivery
+        wakeWaiters()
+        // A failed journal write loses only the delivery's record: a restart runs the push again.
+        try? await journal.append(Self.encode(["type": "delivery", "seq": seq, "delivery": Self.object(delivery)]))
+    }
+
+    /// The device's notifications, newest first.
+    func notifications(deviceKey: String) -> [NotificationRecord] {
+        records.filter { $0.device == deviceKey }.reversed()
+    }
+
+    /// Forgets every push and the devices `--accept-any-token` registered; the devices file's stay.
+    func clear(fileDevices: [DeviceEntry]) async throws(ServeSetupError) {
+        try await journal.clear()
+        records = []
+        devices = fileDevices
+        generation += 1
+        wakeWaiters()
+    }
+
+    /// Rebuilds the history from the journal; returns the pushes whose delivery was never recorded (pending).
+    func replay() throws(ServeSetupError) -> (pending: [NotificationRecord], skipped: Int) {
+        let (lines, skipped) = try Journal.replay(directory: dataDirectory)
+        for line in lines {
+            switch line["type"] as? String {
+            case "device":
+                guard let object = line["device"], let data = try? JSONSerialization.data(withJSONObject: object),
+                      let device = try? JSONDecoder().decode(DeviceEntry.self, from: data),
+                      !devices.contains(where: { Self.key(of: $0) == Self.key(of: device) }) else { continue }
+                devices.append(device)
+            case "push":
+                guard let seq = line["seq"] as? Int, let id = line["id"] as? String, let service = line["service"] as? String,
+                      let device = line["device"] as? String, let request = line["request"] as? [String: Any] else { continue }
+                records.append(NotificationRecord(
+                    seq: seq, id: id, service: service, device: device, receivedAt: line["receivedAt"] as? String ?? "",
+                    request: Self.encode(request)))
+                nextSeq = max(nextSeq, seq + 1)
+            case "delivery":
+                guard let seq = line["seq"] as? Int, let delivery = line["delivery"] as? [String: Any],
+                      let index = index(of: seq) else { continue }
+                records[index].delivery = Self.encode(delivery)
+            default:
+                continue
+            }
+        }
+        return (records.filter { $0.delivery == nil }, skipped)
+    }
+
+    /// Waits until the device has no pending push, or `limit` passes; true when none is pending.
+    func waitUntilSettled(deviceKey: String, limit: Duration) async -> Bool {
+        let deadline = ContinuousClock.now + limit
+        while records.contains(where: { $0.device == deviceKey && $0.delivery == nil }) {
+            guard ContinuousClock.now < deadline else { return false }
+            let id = nextWaiter
+            nextWaiter += 1
+            let timer = Task { [weak self] in
+                try? await Task.sleep(until: deadline, clock: .continuous)
+                await self?.wake(id)
+            }
+            await withCheckedContinuation { waiters[id] = $0 }
+            timer.cancel()
+        }
+        return true
+    }
+
+    private func wake(_ id: Int) {
+        waiters.removeValue(forKey: id)?.resume()
+    }
+
+    private func wakeWaiters() {
+        let woken = waiters
+        waiters = [:]
+        for waiter in woken.values { waiter.resume() }
+    }
+
+    var currentGeneration: Int { generation }
+
+    /// Records are in increasing `seq` order: found by bisection.
+    private func index(of seq: Int) -> Int? {
+        var low = 0
+        var high = records.count
+        while low < high {
+            let middle = low + (high - low) / 2
+            if records[middle].seq < seq { low = middle + 1 } else { high = middle }
+        }
+        return low < records.count && records[low].seq == seq ? low : nil
+    }
+
+    static func object(_ data: Data) -> Any {
+        (try? JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed])) ?? NSNull()
+    }
+
+    static func encode(_ object: Any) -> Data {
+        (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data("{}".utf8)
+    }
+}
