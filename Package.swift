@@ -124,7 +124,7 @@ let package = Package(
         ),
         .testTarget(name: "NSEMediaServerTests", dependencies: ["NSEMediaServer"]),
         // `nse serve` in-process on loopback, driven by real clients (curl, firebase-admin, httpx).
-        .testTarget(name: "NSEServerTests", dependencies: ["NSEServer", "NSEKit"]),
+        .testTarget(name: "NSEServerTests", dependencies: ["NSEServer", "NSEKit", "NSEConcurrency"], exclude: ["Clients"]),
         // Runs the built `nse` executable as a user would.
         // Helpers the test targets share: the JUnit parser, comparing documented examples with real output.
         .target(name: "NSETestSupport", path: "Tests/NSETestSupport"),

@@ -54,6 +54,7 @@ public final class NSEServer: Sendable {
         }
         let router = Router(
             apns: APNsEndpoint(state: state, deliveries: deliveries, acceptAnyToken: configuration.acceptAnyToken, clock: configuration.clock),
+            fcm: FCMEndpoint(state: state, deliveries: deliveries, tokens: try AccessTokens(dataDirectory: configuration.dataDirectory)),
             control: ControlAPI(state: state, fileDevices: configuration.devices))
         // Two threads: the event loops only parse and write; the pipeline runs elsewhere.
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 2)
@@ -91,11 +92,15 @@ public final class NSEServer: Sendable {
 /// Sends each request to its endpoint by path.
 struct Router: RequestResponder {
     let apns: APNsEndpoint
+    let fcm: FCMEndpoint
     let control: ControlAPI
 
     func respond(to request: ServerRequest) async -> ServerResponse {
         if request.path.hasPrefix(ControlAPI.prefix) {
             return await control.respond(to: request)
+        }
+        if FCMEndpoint.handles(request.path) {
+            return await fcm.respond(to: request)
         }
         // Every other path is APNs's: it answers an unknown path 404 BadPath.
         return await apns.respond(to: request)
