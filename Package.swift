@@ -28,6 +28,11 @@ let package = Package(
         // `nse serve` (Sources/NSEServer): HTTP/1.1 and HTTP/2 from SwiftNIO, no hand-written protocol code.
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-nio-http2", from: "1.46.0"),
+        // `nse serve --tls-port`: TLS with ALPN, its certificate signed by a CA made in the data folder.
+        .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
+        .package(url: "https://github.com/apple/swift-certificates", from: "1.21.1"),
+        .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
+        .package(url: "https://github.com/apple/swift-asn1", from: "1.7.4"),
     ],
     targets: [
         // System libraries, found with pkg-config; `providers` names the Debian packages to install.
@@ -60,6 +65,11 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOHTTP2", package: "swift-nio-http2"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "NIOTLS", package: "swift-nio"),
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
             ]
         ),
         .target(name: "UserNotifications", dependencies: ["NSEKit", "NSEConcurrency", "os"]),
@@ -124,7 +134,11 @@ let package = Package(
         ),
         .testTarget(name: "NSEMediaServerTests", dependencies: ["NSEMediaServer"]),
         // `nse serve` in-process on loopback, driven by real clients (curl, firebase-admin, httpx).
-        .testTarget(name: "NSEServerTests", dependencies: ["NSEServer", "NSEKit", "NSEConcurrency"], exclude: ["Clients"]),
+        .testTarget(
+            name: "NSEServerTests",
+            dependencies: ["NSEServer", "NSEKit", "NSEConcurrency", .product(name: "Crypto", package: "swift-crypto")],
+            exclude: ["Clients"]
+        ),
         // Runs the built `nse` executable as a user would.
         // Helpers the test targets share: the JUnit parser, comparing documented examples with real output.
         .target(name: "NSETestSupport", path: "Tests/NSETestSupport"),

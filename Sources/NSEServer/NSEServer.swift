@@ -1,6 +1,7 @@
 import Foundation
 import NIOCore
 import NIOPosix
+import NIOSSL
 import NSEKit
 
 /// `nse serve`: APNs's and FCM's endpoints and the emulator's control API on one plain port (HTTP/1.1 and h2c),
@@ -11,7 +12,11 @@ public final class NSEServer: Sendable {
         public var host = "127.0.0.1"
         /// 0: a free port (read `NSEServer.port`).
         public var port = 0
+        /// The TLS port (ALPN h2 and http/1.1, a certificate signed by the data folder's CA); nil: none, 0: a free one.
+        public var tlsPort: Int?
         public var devices: [DeviceEntry] = []
+        /// APNs signing keys' public parts: when given, provider tokens must be signed by one.
+        public var providerKeys: [ProviderKey] = []
         /// Where the journal and the attachments live; created when missing.
         public var dataDirectory: URL
         /// An unknown APNs token registers a default iPhone instead of BadDeviceToken.
@@ -26,15 +31,21 @@ public final class NSEServer: Sendable {
     }
 
     public let port: Int
+    /// The TLS port, when one was asked for.
+    public let tlsPort: Int?
+    /// The local CA's certificate (`<data>/ca.pem`) that clients trust, when TLS is served.
+    public let caCertificate: URL?
     /// Journal lines a restart could not read (a line cut short by a crash mid-write).
     public let skippedJournalLines: Int
-    private let server: HTTPServer
+    private let servers: [HTTPServer]
     private let group: MultiThreadedEventLoopGroup
 
-    private init(port: Int, skipped: Int, server: HTTPServer, group: MultiThreadedEventLoopGroup) {
-        self.port = port
+    private init(servers: [HTTPServer], tls: HTTPServer?, caCertificate: URL?, skipped: Int, group: MultiThreadedEventLoopGroup) {
+        port = servers[0].port
+        tlsPort = tls?.port
+        self.caCertificate = caCertificate
         skippedJournalLines = skipped
-        self.server = server
+        self.servers = servers + (tls.map { [$0] } ?? [])
         self.group = group
     }
 
@@ -53,17 +64,39 @@ public final class NSEServer: Sendable {
             await resume(record, state: state, deliveries: deliveries)
         }
         let router = Router(
-            apns: APNsEndpoint(state: state, deliveries: deliveries, acceptAnyToken: configuration.acceptAnyToken, clock: configuration.clock),
+            apns: APNsEndpoint(state: state, deliveries: deliveries, acceptAnyToken: configuration.acceptAnyToken, providerKeys: configuration.providerKeys, clock: configuration.clock),
             fcm: FCMEndpoint(state: state, deliveries: deliveries, tokens: try AccessTokens(dataDirectory: configuration.dataDirectory)),
-            control: ControlAPI(state: state, fileDevices: configuration.devices))
+            control: ControlAPI(state: state, fileDevices: configuration.devices, clock: configuration.clock))
+        let tls = try configuration.tlsPort.map { _ throws(ServeSetupError) in try Self.tlsContext(dataDirectory: configuration.dataDirectory) }
         // Two threads: the event loops only parse and write; the pipeline runs elsewhere.
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 2)
+        var started: [HTTPServer] = []
         do {
-            let server = try await HTTPServer.start(host: configuration.host, port: configuration.port, group: group, responder: router)
-            return NSEServer(port: server.port, skipped: replayed.skipped, server: server, group: group)
+            started.append(try await HTTPServer.start(host: configuration.host, port: configuration.port, group: group, responder: router))
+            var secure: HTTPServer?
+            if let tls, let tlsPort = configuration.tlsPort {
+                secure = try await HTTPServer.start(host: configuration.host, port: tlsPort, group: group, tls: tls.context, responder: router)
+            }
+            return NSEServer(servers: started, tls: secure, caCertificate: tls?.ca, skipped: replayed.skipped, group: group)
         } catch {
+            for server in started { await server.stop() }
             try? await group.shutdownGracefully()
-            throw ServeSetupError("Cannot listen on \(configuration.host):\(configuration.port): \(error).")
+            throw ServeSetupError("Cannot listen on \(configuration.host): \(error).")
+        }
+    }
+
+    /// TLS with ALPN h2 then http/1.1, the certificate signed by the data folder's CA.
+    private static func tlsContext(dataDirectory: URL) throws(ServeSetupError) -> (context: NIOSSLContext, ca: URL) {
+        let ca = try LocalCA.loadOrCreate(in: dataDirectory)
+        let issued = try ca.issueServerCertificate()
+        do {
+            var tls = TLSConfiguration.makeServerConfiguration(
+                certificateChain: [.certificate(try NIOSSLCertificate(bytes: Array(issued.certificate.utf8), format: .pem))],
+                privateKey: .privateKey(try NIOSSLPrivateKey(bytes: Array(issued.key.utf8), format: .pem)))
+            tls.applicationProtocols = ["h2", "http/1.1"]
+            return (try NIOSSLContext(configuration: tls), ca.certificateURL)
+        } catch {
+            throw ServeSetupError("Cannot set up TLS: \(error).")
         }
     }
 
@@ -84,7 +117,7 @@ public final class NSEServer: Sendable {
 
     /// Stops listening and ends the event loops.
     public func stop() async {
-        await server.stop()
+        for server in servers { await server.stop() }
         try? await group.shutdownGracefully()
     }
 }

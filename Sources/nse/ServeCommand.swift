@@ -18,6 +18,9 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "The port to listen on, on 127.0.0.1 (0: any free port, printed).")
     var port: Int = 8085
 
+    @Option(name: .customLong("tls-port"), help: ArgumentHelp("Also serve TLS on this port (ALPN h2 and http/1.1), its certificate signed by a local CA kept as <data>/ca.pem.", valueName: "port"))
+    var tlsPort: Int?
+
     @Option(help: ArgumentHelp("The devices file: the emulated phones, their tokens, app and settings (docs/serve.md).", valueName: "file"), completion: .file())
     var devices: String?
 
@@ -38,15 +41,19 @@ struct ServeCommand: AsyncParsableCommand {
 
     func validate() throws {
         guard (0...65535).contains(port) else { throw ValidationError("--port must be between 0 and 65535.") }
+        if let tlsPort, !(0...65535).contains(tlsPort) { throw ValidationError("--tls-port must be between 0 and 65535.") }
     }
 
     func run() async throws {
         var configuration = NSEServer.Configuration(dataDirectory: URL(fileURLWithPath: data))
         configuration.port = port
+        configuration.tlsPort = tlsPort
         configuration.acceptAnyToken = acceptAnyToken
         if let devices {
             do {
-                configuration.devices = try DevicesFile.read(URL(fileURLWithPath: devices)).devices
+                let file = try DevicesFile.read(URL(fileURLWithPath: devices))
+                configuration.devices = file.devices
+                configuration.providerKeys = file.providerKeys
             } catch {
                 throw ValidationError("--devices: \(error.description)")
             }
@@ -69,6 +76,9 @@ struct ServeCommand: AsyncParsableCommand {
             "  devices:  GET  \(base)/emulator/v1/devices",
             "  journal:  \(configuration.dataDirectory.appendingPathComponent("journal.jsonl").path)",
         ]
+        if let tlsPort = server.tlsPort, let ca = server.caCertificate {
+            lines.insert("  TLS:      https://127.0.0.1:\(tlsPort) (ALPN h2 and http/1.1), certificate signed by the CA \(ca.path)", at: 1)
+        }
         if server.skippedJournalLines > 0 {
             lines.append("  warning:  \(server.skippedJournalLines) journal line(s) could not be read and were skipped")
         }

@@ -29,16 +29,19 @@ struct ServeFixture {
     var base: String { "http://127.0.0.1:\(server.port)" }
 
     static func start(
-        devices: String = devicesJSON, acceptAnyToken: Bool = false, data: URL? = nil,
+        devices: String = devicesJSON, acceptAnyToken: Bool = false, data: URL? = nil, tls: Bool = false,
         clock: @escaping @Sendable () -> Date = { Date() }
     ) async throws -> ServeFixture {
         let folder = data ?? FileManager.default.temporaryDirectory.appendingPathComponent("nse-serve-test-\(UUID().uuidString)")
         let deviceFile = folder.appendingPathExtension("devices.json")
         try Data(devices.utf8).write(to: deviceFile)
         var configuration = NSEServer.Configuration(dataDirectory: folder)
-        configuration.devices = try DevicesFile.read(deviceFile).devices
+        let file = try DevicesFile.read(deviceFile)
+        configuration.devices = file.devices
+        configuration.providerKeys = file.providerKeys
         configuration.acceptAnyToken = acceptAnyToken
         configuration.clock = clock
+        if tls { configuration.tlsPort = 0 }
         return ServeFixture(server: try await NSEServer.start(configuration), data: folder)
     }
 

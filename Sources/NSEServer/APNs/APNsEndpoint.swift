@@ -7,6 +7,7 @@ struct APNsEndpoint: Sendable {
     let state: ServeState
     let deliveries: Deliveries
     let acceptAnyToken: Bool
+    let providerKeys: [ProviderKey]
     let clock: @Sendable () -> Date
 
     static let pathPrefix = "/3/device/"
@@ -22,6 +23,8 @@ struct APNsEndpoint: Sendable {
         switch await decide(request, apnsID: apnsID) {
         case .refused(let reason):
             return Self.refusal(reason, apnsID: apnsID)
+        case .unregistered(let since):
+            return Self.refusal(.unregistered, apnsID: apnsID, timestamp: since)
         case .accepted(let environment):
             var headers = [(name: "apns-id", value: apnsID)]
             // Only the development environment gives the ID the Push Notifications Console's delivery log uses.
@@ -32,6 +35,8 @@ struct APNsEndpoint: Sendable {
 
     enum Decision {
         case refused(APNsReason)
+        /// The app was uninstalled at this time (milliseconds since 1970).
+        case unregistered(Int64)
         case accepted(DeviceEntry.APNsEnvironment)
     }
 
@@ -44,7 +49,7 @@ struct APNsEndpoint: Sendable {
         guard !token.isEmpty else { return .refused(.missingDeviceToken) }
         guard !token.contains("/") else { return .refused(.badPath) }
         if Self.singleHeaders.contains(where: { request.values($0).count > 1 }) { return .refused(.duplicateHeaders) }
-        if let reason = ProviderToken.check(request.header("authorization"), now: clock()) { return .refused(reason) }
+        if let reason = ProviderToken.check(request.header("authorization"), now: clock(), keys: providerKeys) { return .refused(reason) }
         guard let topic = request.header("apns-topic"), !topic.isEmpty else { return .refused(.missingTopic) }
         guard !request.bodyTooLarge else { return .refused(.payloadTooLarge) }
         guard !request.body.isEmpty else { return .refused(.payloadEmpty) }
@@ -61,6 +66,7 @@ struct APNsEndpoint: Sendable {
         guard let bundleID = device.bundleId, topic == bundleID || topic.hasPrefix(bundleID + ".") else {
             return .refused(.deviceTokenNotForTopic)
         }
+        if let since = await state.uninstalledAt(device) { return .unregistered(since) }
 
         let apnsHeaders = Dictionary(
             request.headers.filter { $0.name.hasPrefix("apns-") }.map { ($0.name, $0.value) }, uniquingKeysWith: { first, _ in first })

@@ -6,6 +6,8 @@ struct ControlAPI: Sendable {
     let state: ServeState
     /// The devices file's devices, which a clear keeps.
     let fileDevices: [DeviceEntry]
+    /// The server's clock: an uninstall's time.
+    let clock: @Sendable () -> Date
 
     static let prefix = "/emulator/v1/"
     /// The longest a `?settled=1` request waits for a device's pushes to finish: an extension's own budget is
@@ -20,6 +22,16 @@ struct ControlAPI: Sendable {
             return .json(200, ["devices": devices])
         case ("GET", 3, "devices") where parts[2] == "notifications":
             return await notifications(deviceKey: parts[1].removingPercentEncoding ?? parts[1], settle: request.queryItems["settled"] != nil)
+        case ("POST", 3, "devices") where parts[2] == "uninstall":
+            let key = parts[1].removingPercentEncoding ?? parts[1]
+            guard let device = await state.device(key: key) else { return Self.error(404, "No device has the token \(key).") }
+            let now = Int64(clock().timeIntervalSince1970 * 1000)
+            do {
+                try await state.uninstall(device, at: now)
+            } catch {
+                return Self.error(500, error.description)
+            }
+            return .json(200, ["device": Self.describe(device), "uninstalledAt": await state.uninstalledAt(device) ?? now])
         case ("DELETE", 1, "state"):
             do {
                 try await state.clear(fileDevices: fileDevices)
@@ -41,6 +53,7 @@ struct ControlAPI: Sendable {
         let key = ServeState.key(of: device)
         if settle { _ = await state.waitUntilSettled(deviceKey: key, limit: Self.settleLimit) }
         let records = await state.notifications(deviceKey: key)
+        let uninstalledAt = await state.uninstalledAt(device)
         var list: [[String: Any]] = []
         for record in records {
             var entry: [String: Any] = [
@@ -54,7 +67,9 @@ struct ControlAPI: Sendable {
             }
             list.append(entry)
         }
-        return .json(200, ["device": Self.describe(device), "notifications": list])
+        var answer: [String: Any] = ["device": Self.describe(device), "notifications": list]
+        if let uninstalledAt { answer["uninstalledAt"] = uninstalledAt }
+        return .json(200, answer)
     }
 
     static func describe(_ device: DeviceEntry) -> [String: Any] {

@@ -143,12 +143,36 @@ public struct DeviceEntry: Sendable, Codable, Equatable {
     }
 }
 
-/// The devices file: `{"devices": [...]}`.
+/// An APNs signing key's public part (Apple's `.p8` key is its private part): provider tokens whose `kid` is
+/// `keyID` must be signed by it and issued by `teamID`.
+public struct ProviderKey: Sendable, Codable, Equatable {
+    public var keyID: String
+    public var teamID: String
+    /// The P-256 public key, PEM (`openssl ec -in AuthKey_KEYID.p8 -pubout`).
+    public var publicKey: String
+
+    public init(keyID: String, teamID: String, publicKey: String) {
+        self.keyID = keyID
+        self.teamID = teamID
+        self.publicKey = publicKey
+    }
+}
+
+/// The devices file: `{"devices": [...], "providerKeys": [...]}`.
 public struct DevicesFile: Sendable, Codable {
     public var devices: [DeviceEntry]
+    /// When given, every APNs provider token must be signed by one of these keys.
+    public var providerKeys: [ProviderKey]
 
-    public init(devices: [DeviceEntry]) {
+    public init(devices: [DeviceEntry], providerKeys: [ProviderKey] = []) {
         self.devices = devices
+        self.providerKeys = providerKeys
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        devices = try container.decode([DeviceEntry].self, forKey: .devices)
+        providerKeys = try container.decodeIfPresent([ProviderKey].self, forKey: .providerKeys) ?? []
     }
 
     /// The largest devices file read: a file of this size holds thousands of devices.
@@ -184,6 +208,9 @@ public struct DevicesFile: Sendable, Codable {
     }
 
     private func validate(name: String) throws(ServeSetupError) {
+        for (index, key) in providerKeys.enumerated() where ProviderToken.publicKey(key.publicKey) == nil {
+            throw ServeSetupError("\(name): providerKeys[\(index)] (\(key.keyID)): `publicKey` is not a P-256 public key in PEM.")
+        }
         var apnsTokens: Set<String> = []
         var fcmTokens: Set<String> = []
         for (index, device) in devices.enumerated() {

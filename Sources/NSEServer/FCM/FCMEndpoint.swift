@@ -61,9 +61,16 @@ struct FCMEndpoint: Sendable {
                     violations: [("message.token", "The registration token is not a valid FCM registration token")])
             }
             guard device.fcm?.project == project else { return FCMError.senderIDMismatch() }
+            // validate_only reports it too (firebase-admin-python's integration tests).
+            if await state.uninstalledAt(device) != nil { return FCMError.unregistered() }
             targets = [device]
         } else if case .string(let topic)? = message.fields["topic"] {
-            targets = await state.devices(fcmTopic: topic.hasPrefix("/topics/") ? String(topic.dropFirst(8)) : topic, project: project)
+            var subscribed: [DeviceEntry] = []
+            for device in await state.devices(fcmTopic: topic.hasPrefix("/topics/") ? String(topic.dropFirst(8)) : topic, project: project)
+            where await state.uninstalledAt(device) == nil {
+                subscribed.append(device)
+            }
+            targets = subscribed
         }
 
         // FCM's own checks for every message; Apple's too when an iPhone is among the targets (the existing

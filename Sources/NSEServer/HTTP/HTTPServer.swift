@@ -2,6 +2,8 @@ import NIOCore
 import NIOHTTP1
 import NIOHTTP2
 import NIOPosix
+import NIOSSL
+import NIOTLS
 
 /// One listening port that speaks HTTP/1.1 and HTTP/2 over plain TCP: a connection that opens with the HTTP/2
 /// preface (RFC 9113 section 3.4, "prior knowledge", what `curl --http2-prior-knowledge` and APNs clients
@@ -20,15 +22,32 @@ public final class HTTPServer: Sendable {
         self.port = port
     }
 
-    /// Listens on `host`:`port` (0: a free port, read back from `port`).
-    public static func start(host: String, port: Int, group: any EventLoopGroup, responder: any RequestResponder) async throws -> HTTPServer {
+    /// Listens on `host`:`port` (0: a free port, read back from `port`). With `tls`, every connection is TLS and
+    /// ALPN picks the protocol (h2, else HTTP/1.1); without, the first bytes do.
+    public static func start(
+        host: String, port: Int, group: any EventLoopGroup, tls: NIOSSLContext? = nil, responder: any RequestResponder
+    ) async throws -> HTTPServer {
         let bootstrap = ServerBootstrap(group: group)
             .serverChannelOption(.backlog, value: 256)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
             .childChannelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
-                    try channel.pipeline.syncOperations.addHandler(ProtocolDetector(responder: responder))
+                    let pipeline = channel.pipeline.syncOperations
+                    guard let tls else {
+                        try pipeline.addHandler(ProtocolDetector(responder: responder))
+                        return
+                    }
+                    try pipeline.addHandler(NIOSSLServerHandler(context: tls))
+                    try pipeline.addHandler(ApplicationProtocolNegotiationHandler { result, channel in
+                        channel.eventLoop.makeCompletedFuture {
+                            if case .negotiated("h2") = result {
+                                try ProtocolDetector.configureHTTP2(channel, responder: responder)
+                            } else {
+                                try ProtocolDetector.configureHTTP1(channel, responder: responder)
+                            }
+                        }
+                    })
                 }
             }
         let channel = try await bootstrap.bind(host: host, port: port).get()
@@ -70,8 +89,7 @@ final class ProtocolDetector: ChannelInboundHandler, RemovableChannelHandler {
             if matches {
                 try Self.configureHTTP2(context.channel, responder: responder)
             } else {
-                try context.pipeline.syncOperations.configureHTTPServerPipeline(withErrorHandling: true)
-                try context.pipeline.syncOperations.addHandler(RequestHandler(responder: responder, protocolName: "HTTP/1.1"))
+                try Self.configureHTTP1(context.channel, responder: responder)
             }
         } catch {
             context.close(promise: nil)
@@ -82,7 +100,12 @@ final class ProtocolDetector: ChannelInboundHandler, RemovableChannelHandler {
         context.pipeline.syncOperations.removeHandler(context: context, promise: nil)
     }
 
-    private static func configureHTTP2(_ channel: any Channel, responder: any RequestResponder) throws {
+    static func configureHTTP1(_ channel: any Channel, responder: any RequestResponder) throws {
+        try channel.pipeline.syncOperations.configureHTTPServerPipeline(withErrorHandling: true)
+        try channel.pipeline.syncOperations.addHandler(RequestHandler(responder: responder, protocolName: "HTTP/1.1"))
+    }
+
+    static func configureHTTP2(_ channel: any Channel, responder: any RequestResponder) throws {
         var connection = NIOHTTP2Handler.ConnectionConfiguration()
         connection.initialSettings = [
             // APNs allows 1000 concurrent streams per connection by default (its SETTINGS frame says so).

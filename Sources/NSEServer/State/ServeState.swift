@@ -21,6 +21,8 @@ struct NotificationRecord: Sendable {
 actor ServeState {
     private(set) var devices: [DeviceEntry]
     private var records: [NotificationRecord] = []
+    /// Devices whose app was uninstalled, by key: when (milliseconds since 1970), for APNs's 410 `timestamp`.
+    private var uninstalled: [String: Int64] = [:]
     private var nextSeq = 1
     /// Bumped by a clear: deliveries of pushes accepted before it are dropped, not journaled.
     private var generation = 0
@@ -54,8 +56,11 @@ actor ServeState {
         devices.filter { $0.fcm?.project == project && $0.fcm?.topics.contains(fcmTopic) == true }
     }
 
+    /// The device with this key, APNs token (any case) or FCM token.
     func device(key: String) -> DeviceEntry? {
-        devices.first { Self.key(of: $0) == key || Self.key(of: $0) == APNsToken.normalized(key) }
+        devices.first {
+            Self.key(of: $0) == key || $0.apns.map { APNsToken.normalized($0.token) } == APNsToken.normalized(key) || $0.fcm?.token == key
+        }
     }
 
     /// Registers a device that `--accept-any-token` made up for an unknown token; journaled, so a restart keeps it.
@@ -65,6 +70,19 @@ actor ServeState {
         let object = (try? JSONSerialization.jsonObject(with: encoded)) ?? [:]
         try await journal.append(Self.encode(["type": "device", "device": object]))
         devices.append(device)
+    }
+
+    /// When the device's app was uninstalled (milliseconds since 1970), or nil while it is installed.
+    func uninstalledAt(_ device: DeviceEntry) -> Int64? {
+        uninstalled[Self.key(of: device)]
+    }
+
+    /// Uninstalls the device's app: from now on APNs answers 410 Unregistered and FCM 404 UNREGISTERED.
+    func uninstall(_ device: DeviceEntry, at milliseconds: Int64) async throws(ServeSetupError) {
+        let key = Self.key(of: device)
+        guard uninstalled[key] == nil else { return }
+        try await journal.append(Self.encode(["type": "uninstall", "device": key, "at": milliseconds]))
+        uninstalled[key] = milliseconds
     }
 
     /// Records an accepted push (on disk before this returns) and gives its sequence number and generation.
@@ -101,6 +119,7 @@ actor ServeState {
     func clear(fileDevices: [DeviceEntry]) async throws(ServeSetupError) {
         try await journal.clear()
         records = []
+        uninstalled = [:]
         devices = fileDevices
         generation += 1
         wakeWaiters()
@@ -123,6 +142,9 @@ actor ServeState {
                     seq: seq, id: id, service: service, device: device, receivedAt: line["receivedAt"] as? String ?? "",
                     request: Self.encode(request)))
                 nextSeq = max(nextSeq, seq + 1)
+            case "uninstall":
+                guard let key = line["device"] as? String, let at = (line["at"] as? NSNumber)?.int64Value else { continue }
+                uninstalled[key] = at
             case "delivery":
                 guard let seq = line["seq"] as? Int, let delivery = line["delivery"] as? [String: Any],
                       let index = index(of: seq) else { continue }

@@ -1,27 +1,50 @@
-"""An APNs request as a Python backend makes it: httpx over HTTP/2 (prior knowledge, no TLS) with an ES256 provider
-token signed by PyJWT, sent to `nse serve`, for NSEServerTests.
+"""An APNs request as a Python backend makes it: httpx over HTTP/2 with an ES256 provider token signed by PyJWT,
+sent to `nse serve`, for NSEServerTests. Without --ca: HTTP/2 with prior knowledge on the plain port; with --ca:
+TLS (ALPN h2) trusting the emulator's local CA.
 
-Usage: apns_httpx_client.py PORT TOKEN TOPIC PAYLOAD_JSON [apns-id]
+Usage: apns_httpx_client.py PORT TOKEN TOPIC PAYLOAD_JSON [--apns-id ID] [--ca CA_PEM] [--key P8 --kid KID --team TEAM]
 Prints one JSON object: the HTTP version, status, headers and body of the answer.
 """
+import argparse
 import json
-import sys
+import ssl
 import time
 
 import httpx
 import jwt
+from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 
 
 def main():
-    port, token, topic, payload, *rest = sys.argv[1:]
-    key = ec.generate_private_key(ec.SECP256R1())
-    provider_token = jwt.encode({"iss": "TEAM123456", "iat": int(time.time())}, key, algorithm="ES256", headers={"kid": "KEY1234567"})
-    headers = {"authorization": f"bearer {provider_token}", "apns-topic": topic, "apns-push-type": "alert", "apns-priority": "10"}
-    if rest:
-        headers["apns-id"] = rest[0]
-    with httpx.Client(http1=False, http2=True, timeout=30) as client:
-        response = client.post(f"http://127.0.0.1:{port}/3/device/{token}", content=payload.encode(), headers=headers)
+    parser = argparse.ArgumentParser()
+    parser.add_argument("port")
+    parser.add_argument("token")
+    parser.add_argument("topic")
+    parser.add_argument("payload")
+    parser.add_argument("--apns-id")
+    parser.add_argument("--ca")
+    parser.add_argument("--key", help="the signing key (.p8, PEM); a new one when absent")
+    parser.add_argument("--kid", default="KEY1234567")
+    parser.add_argument("--team", default="TEAM123456")
+    args = parser.parse_args()
+    if args.key:
+        with open(args.key, "rb") as handle:
+            key = serialization.load_pem_private_key(handle.read(), password=None)
+    else:
+        key = ec.generate_private_key(ec.SECP256R1())
+    provider_token = jwt.encode({"iss": args.team, "iat": int(time.time())}, key, algorithm="ES256", headers={"kid": args.kid})
+    headers = {"authorization": f"bearer {provider_token}", "apns-topic": args.topic, "apns-push-type": "alert", "apns-priority": "10"}
+    if args.apns_id:
+        headers["apns-id"] = args.apns_id
+    if args.ca:
+        client = httpx.Client(http1=False, http2=True, timeout=30, verify=ssl.create_default_context(cafile=args.ca))
+        url = f"https://localhost:{args.port}/3/device/{args.token}"
+    else:
+        client = httpx.Client(http1=False, http2=True, timeout=30)
+        url = f"http://127.0.0.1:{args.port}/3/device/{args.token}"
+    with client:
+        response = client.post(url, content=args.payload.encode(), headers=headers)
     print(json.dumps({
         "http_version": response.http_version, "status": response.status_code,
         "headers": {name.lower(): value for name, value in response.headers.items()}, "body": response.text,
