@@ -66,7 +66,7 @@ public final class NSEServer: Sendable {
         let router = Router(
             apns: APNsEndpoint(state: state, deliveries: deliveries, acceptAnyToken: configuration.acceptAnyToken, providerKeys: configuration.providerKeys, clock: configuration.clock),
             fcm: FCMEndpoint(state: state, deliveries: deliveries, tokens: try AccessTokens(dataDirectory: configuration.dataDirectory)),
-            control: ControlAPI(state: state, fileDevices: configuration.devices, clock: configuration.clock))
+            control: ControlAPI(state: state, fileDevices: configuration.devices, clock: configuration.clock, faults: Faults()))
         let tls = try configuration.tlsPort.map { _ throws(ServeSetupError) in try Self.tlsContext(dataDirectory: configuration.dataDirectory) }
         // Two threads: the event loops only parse and write; the pipeline runs elsewhere.
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 2)
@@ -133,7 +133,15 @@ struct Router: RequestResponder {
             return await control.respond(to: request)
         }
         if FCMEndpoint.handles(request.path) {
+            // A planned fault comes before any check, as an overloaded service answers.
+            if request.path.hasSuffix(FCMEndpoint.sendSuffix), let fault = await control.faults.next(for: .fcm) {
+                return Faults.fcmAnswer(fault)
+            }
             return await fcm.respond(to: request)
+        }
+        if request.path.hasPrefix(APNsEndpoint.pathPrefix), let fault = await control.faults.next(for: .apns) {
+            let given = request.header("apns-id")
+            return Faults.apnsAnswer(fault, apnsID: given.flatMap { UUID(uuidString: $0) != nil ? $0 : nil } ?? UUID().uuidString)
         }
         // Every other path is APNs's: it answers an unknown path 404 BadPath.
         return await apns.respond(to: request)

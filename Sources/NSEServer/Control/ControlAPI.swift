@@ -8,6 +8,7 @@ struct ControlAPI: Sendable {
     let fileDevices: [DeviceEntry]
     /// The server's clock: an uninstall's time.
     let clock: @Sendable () -> Date
+    let faults: Faults
 
     static let prefix = "/emulator/v1/"
     /// The longest a `?settled=1` request waits for a device's pushes to finish: an extension's own budget is
@@ -32,6 +33,11 @@ struct ControlAPI: Sendable {
                 return Self.error(500, error.description)
             }
             return .json(200, ["device": Self.describe(device), "uninstalledAt": await state.uninstalledAt(device) ?? now])
+        case ("POST", 1, "faults"):
+            return await setFault(request)
+        case ("DELETE", 1, "faults"):
+            await faults.clear()
+            return ServerResponse(status: 204)
         case ("DELETE", 1, "state"):
             do {
                 try await state.clear(fileDevices: fileDevices)
@@ -39,7 +45,7 @@ struct ControlAPI: Sendable {
                 return Self.error(500, error.description)
             }
             return ServerResponse(status: 204)
-        case (_, 1, "devices"), (_, 3, "devices"), (_, 1, "state"):
+        case (_, 1, "devices"), (_, 3, "devices"), (_, 1, "state"), (_, 1, "faults"):
             return Self.error(405, "\(request.method) is not allowed on \(request.path).")
         default:
             return Self.error(404, "No such endpoint: \(request.path). See docs/serve.md for the control API.")
@@ -70,6 +76,22 @@ struct ControlAPI: Sendable {
         var answer: [String: Any] = ["device": Self.describe(device), "notifications": list]
         if let uninstalledAt { answer["uninstalledAt"] = uninstalledAt }
         return .json(200, answer)
+    }
+
+    /// `POST /emulator/v1/faults {"service": "apns"|"fcm", "status": 429|500|503, "count": N, "retryAfter": S}`.
+    private func setFault(_ request: ServerRequest) async -> ServerResponse {
+        guard let body = (try? JSONSerialization.jsonObject(with: Data(request.body))) as? [String: Any],
+              let service = (body["service"] as? String).flatMap(Faults.Service.init(rawValue:)),
+              let status = body["status"] as? Int, Faults.statuses.contains(status),
+              let count = body["count"] as? Int, (1...1_000_000).contains(count) else {
+            return Self.error(400, #"Expected {"service": "apns" or "fcm", "status": 429, 500 or 503, "count": 1 to 1000000, "retryAfter": seconds (optional)}."#)
+        }
+        let retryAfter = body["retryAfter"] as? Int
+        if let retryAfter, !(0...86400).contains(retryAfter) {
+            return Self.error(400, "retryAfter must be between 0 and 86400 seconds.")
+        }
+        await faults.set(Faults.Plan(status: status, remaining: count, retryAfter: retryAfter), for: service)
+        return .json(200, ["service": service.rawValue, "status": status, "count": count])
     }
 
     static func describe(_ device: DeviceEntry) -> [String: Any] {
