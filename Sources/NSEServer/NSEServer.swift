@@ -22,6 +22,8 @@ public final class NSEServer: Sendable {
         /// An unknown APNs token registers a default iPhone instead of BadDeviceToken.
         public var acceptAnyToken = false
         public var pipeline = PhonePipeline.Defaults()
+        /// A connection idle this long (nothing read or written) is closed.
+        public var idleTimeout: Duration = .seconds(300)
         /// The clock provider tokens' age is measured by (tests move it).
         public var clock: @Sendable () -> Date = { Date() }
 
@@ -72,10 +74,11 @@ public final class NSEServer: Sendable {
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 2)
         var started: [HTTPServer] = []
         do {
-            started.append(try await HTTPServer.start(host: configuration.host, port: configuration.port, group: group, responder: router))
+            let idle = TimeAmount.nanoseconds(Int64(configuration.idleTimeout.components.seconds) * 1_000_000_000 + configuration.idleTimeout.components.attoseconds / 1_000_000_000)
+            started.append(try await HTTPServer.start(host: configuration.host, port: configuration.port, group: group, idleTimeout: idle, responder: router))
             var secure: HTTPServer?
             if let tls, let tlsPort = configuration.tlsPort {
-                secure = try await HTTPServer.start(host: configuration.host, port: tlsPort, group: group, tls: tls.context, responder: router)
+                secure = try await HTTPServer.start(host: configuration.host, port: tlsPort, group: group, tls: tls.context, idleTimeout: idle, responder: router)
             }
             return NSEServer(servers: started, tls: secure, caCertificate: tls?.ca, skipped: replayed.skipped, group: group)
         } catch {

@@ -30,7 +30,7 @@ struct ServeFixture {
 
     static func start(
         devices: String = devicesJSON, acceptAnyToken: Bool = false, data: URL? = nil, tls: Bool = false,
-        clock: @escaping @Sendable () -> Date = { Date() }
+        idleTimeout: Duration = .seconds(300), clock: @escaping @Sendable () -> Date = { Date() }
     ) async throws -> ServeFixture {
         let folder = data ?? FileManager.default.temporaryDirectory.appendingPathComponent("nse-serve-test-\(UUID().uuidString)")
         let deviceFile = folder.appendingPathExtension("devices.json")
@@ -42,6 +42,7 @@ struct ServeFixture {
         configuration.acceptAnyToken = acceptAnyToken
         configuration.clock = clock
         if tls { configuration.tlsPort = 0 }
+        configuration.idleTimeout = idleTimeout
         return ServeFixture(server: try await NSEServer.start(configuration), data: folder)
     }
 

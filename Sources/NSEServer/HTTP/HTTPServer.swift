@@ -24,8 +24,11 @@ public final class HTTPServer: Sendable {
 
     /// Listens on `host`:`port` (0: a free port, read back from `port`). With `tls`, every connection is TLS and
     /// ALPN picks the protocol (h2, else HTTP/1.1); without, the first bytes do.
+    /// `idleTimeout`: a connection that sends and receives nothing for this long is closed, so idle and stalled
+    /// clients do not hold sockets for ever.
     public static func start(
-        host: String, port: Int, group: any EventLoopGroup, tls: NIOSSLContext? = nil, responder: any RequestResponder
+        host: String, port: Int, group: any EventLoopGroup, tls: NIOSSLContext? = nil, idleTimeout: TimeAmount = .minutes(5),
+        responder: any RequestResponder
     ) async throws -> HTTPServer {
         let bootstrap = ServerBootstrap(group: group)
             .serverChannelOption(.backlog, value: 256)
@@ -34,6 +37,8 @@ public final class HTTPServer: Sendable {
             .childChannelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
                     let pipeline = channel.pipeline.syncOperations
+                    try pipeline.addHandler(IdleStateHandler(allTimeout: idleTimeout))
+                    try pipeline.addHandler(CloseWhenIdle())
                     guard let tls else {
                         try pipeline.addHandler(ProtocolDetector(responder: responder))
                         return
@@ -126,6 +131,19 @@ final class ProtocolDetector: ChannelInboundHandler, RemovableChannelHandler {
     }
 }
 
+/// Closes the connection when IdleStateHandler reports it idle.
+final class CloseWhenIdle: ChannelInboundHandler {
+    typealias InboundIn = Any
+
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        if event is IdleStateHandler.IdleStateEvent {
+            context.close(promise: nil)
+        } else {
+            context.fireUserInboundEventTriggered(event)
+        }
+    }
+}
+
 /// Closes a connection whose HTTP/2 handler reported a protocol error (after it sent GOAWAY).
 final class CloseOnError: ChannelInboundHandler {
     typealias InboundIn = Any
@@ -183,6 +201,12 @@ final class RequestHandler: ChannelInboundHandler {
                 self.write(response, version: version, keepAlive: keepAlive, context: context)
             }
         }
+    }
+
+    /// A request that cannot be parsed: NIO's error handler has answered 400 (HTTP/1.1) or the stream is reset
+    /// (HTTP/2); the connection or stream is closed here, so a client sending garbage does not keep it open.
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        context.close(promise: nil)
     }
 
     private func write(_ response: ServerResponse, version: HTTPVersion, keepAlive: Bool, context: ChannelHandlerContext) {
