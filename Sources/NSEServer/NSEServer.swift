@@ -3,6 +3,7 @@ import NIOCore
 import NIOPosix
 import NIOSSL
 import NSEKit
+import Synchronization
 
 /// `nse serve`: APNs's and FCM's endpoints and the emulator's control API on one plain port (HTTP/1.1 and h2c),
 /// in front of emulated phones that run each accepted push through the same pipeline as `nse process`.
@@ -41,6 +42,8 @@ public final class NSEServer: Sendable {
     public let skippedJournalLines: Int
     private let servers: [HTTPServer]
     private let group: MultiThreadedEventLoopGroup
+    /// Set by the first stop(): a second one must not touch the event loops it shut down.
+    private let stopped = Mutex(false)
 
     private init(servers: [HTTPServer], tls: HTTPServer?, caCertificate: URL?, skipped: Int, group: MultiThreadedEventLoopGroup) {
         port = servers[0].port
@@ -120,6 +123,11 @@ public final class NSEServer: Sendable {
 
     /// Stops listening and ends the event loops.
     public func stop() async {
+        let first = stopped.withLock { stopped in
+            defer { stopped = true }
+            return !stopped
+        }
+        guard first else { return }
         for server in servers { await server.stop() }
         try? await group.shutdownGracefully()
     }
