@@ -18,6 +18,10 @@ struct Deliveries: Sendable {
         let folder = state.dataDirectory.appendingPathComponent("attachments/\(seq)", isDirectory: true)
         let attachments = (try? FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)) != nil ? folder : nil
         let result = await pipeline.deliver(push, to: device, input: input, attachments: attachments)
+        // Most pushes keep no attachment: no empty folder is left behind for them.
+        if let attachments, (try? FileManager.default.contentsOfDirectory(atPath: attachments.path))?.isEmpty == true {
+            try? FileManager.default.removeItem(at: attachments)
+        }
         let delivery: [String: Any] = [
             "phone": PhoneDisplay.describe(result, device: device),
             "result": (try? JSONSerialization.jsonObject(with: PhonePipeline.json(result))) ?? NSNull(),
