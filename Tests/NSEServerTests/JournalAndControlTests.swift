@@ -151,3 +151,22 @@ struct JournalAndControlTests {
         }
     }
 }
+
+/// Many pushes at once over one HTTP/2 connection: every one is delivered, none stays pending.
+@Suite(.timeLimit(.minutes(3)))
+struct ConcurrentPushTests {
+    @Test func twoHundredConcurrentPushesAreAllDelivered() async throws {
+        let fixture = try await ServeFixture.start()
+        defer { Task { await fixture.stop() } }
+        let sent = try await python("apns_httpx_client.py", [
+            String(fixture.port), ServeFixture.token, ServeFixture.topic, #"{"aps":{"alert":"Hi"}}"#, "--concurrent", "200",
+        ])
+        #expect(sent["statuses"] as? [Int] == Array(repeating: 200, count: 200))
+        let shown = try await fixture.notifications()
+        #expect(shown.count == 200)
+        #expect(shown.filter { $0["status"] as? String == "delivered" }.count == 200)
+        // Newest first: the journal's sequence numbers, descending.
+        let seqs = shown.compactMap { $0["seq"] as? Int }
+        #expect(seqs == seqs.sorted(by: >))
+    }
+}

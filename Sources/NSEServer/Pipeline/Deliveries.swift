@@ -7,10 +7,15 @@ import NSEKit
 struct Deliveries: Sendable {
     let state: ServeState
     let pipeline: PhonePipeline
+    /// Pipeline runs at once: a flood of accepted pushes waits here (pending, in the journal) instead of starting
+    /// thousands of extension runs together, each with its downloads and threads.
+    let gate = AsyncGate(width: 32)
 
     func start(seq: Int, generation: Int, push: ReceivedPush, device: DeviceEntry, input: String) {
-        Task.detached {
+        Task.detached { [gate] in
+            await gate.enter()
             await run(seq: seq, generation: generation, push: push, device: device, input: input)
+            await gate.leave()
         }
     }
 
@@ -27,5 +32,41 @@ struct Deliveries: Sendable {
             "result": (try? JSONSerialization.jsonObject(with: PhonePipeline.json(result))) ?? NSNull(),
         ]
         await state.delivered(seq: seq, generation: generation, delivery: ServeState.encode(delivery))
+    }
+}
+
+/// At most `width` holders at once; the others wait in arrival order.
+actor AsyncGate {
+    private let width: Int
+    private var holders = 0
+    private var waiting: [CheckedContinuation<Void, Never>] = []
+    /// The first waiter not yet resumed: taking from the front costs nothing however many wait.
+    private var head = 0
+
+    init(width: Int) {
+        self.width = width
+    }
+
+    func enter() async {
+        guard holders >= width else {
+            holders += 1
+            return
+        }
+        // The place is handed over by leave(), so holders stays counted.
+        await withCheckedContinuation { waiting.append($0) }
+    }
+
+    func leave() {
+        guard head < waiting.count else {
+            holders -= 1
+            return
+        }
+        let next = waiting[head]
+        head += 1
+        if head == waiting.count {
+            waiting.removeAll(keepingCapacity: true)
+            head = 0
+        }
+        next.resume()
     }
 }

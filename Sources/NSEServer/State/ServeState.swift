@@ -96,8 +96,12 @@ actor ServeState {
             "receivedAt": receivedAt, "request": request,
         ])
         try await journal.append(line)
-        records.append(NotificationRecord(
-            seq: seq, id: id, service: service, device: Self.key(of: device), receivedAt: receivedAt, request: requestData))
+        // Concurrent accepts finish their journal writes in any order; the records stay in `seq` order (which
+        // `index(of:)` bisects and "newest first" relies on), so this one goes after the last smaller one.
+        var position = records.endIndex
+        while position > records.startIndex, records[position - 1].seq > seq { position -= 1 }
+        records.insert(NotificationRecord(
+            seq: seq, id: id, service: service, device: Self.key(of: device), receivedAt: receivedAt, request: requestData), at: position)
         return (seq, generation)
     }
 
@@ -138,9 +142,12 @@ actor ServeState {
             case "push":
                 guard let seq = line["seq"] as? Int, let id = line["id"] as? String, let service = line["service"] as? String,
                       let device = line["device"] as? String, let request = line["request"] as? [String: Any] else { continue }
-                records.append(NotificationRecord(
+                // Journal order is the order writes finished, not always `seq` order: placed by `seq`.
+                var position = records.endIndex
+                while position > records.startIndex, records[position - 1].seq > seq { position -= 1 }
+                records.insert(NotificationRecord(
                     seq: seq, id: id, service: service, device: device, receivedAt: line["receivedAt"] as? String ?? "",
-                    request: Self.encode(request)))
+                    request: Self.encode(request)), at: position)
                 nextSeq = max(nextSeq, seq + 1)
             case "uninstall":
                 guard let key = line["device"] as? String, let at = (line["at"] as? NSNumber)?.int64Value else { continue }

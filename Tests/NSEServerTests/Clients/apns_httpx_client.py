@@ -3,9 +3,11 @@ sent to `nse serve`, for NSEServerTests. Without --ca: HTTP/2 with prior knowled
 TLS (ALPN h2) trusting the emulator's local CA.
 
 Usage: apns_httpx_client.py PORT TOKEN TOPIC PAYLOAD_JSON [--apns-id ID] [--ca CA_PEM] [--key P8 --kid KID --team TEAM]
+       [--concurrent N]
 Prints one JSON object: the HTTP version, status, headers and body of the answer.
 """
 import argparse
+import asyncio
 import json
 import ssl
 import time
@@ -27,6 +29,7 @@ def main():
     parser.add_argument("--key", help="the signing key (.p8, PEM); a new one when absent")
     parser.add_argument("--kid", default="KEY1234567")
     parser.add_argument("--team", default="TEAM123456")
+    parser.add_argument("--concurrent", type=int, default=0, help="send this many at once over one HTTP/2 connection")
     args = parser.parse_args()
     if args.key:
         with open(args.key, "rb") as handle:
@@ -43,12 +46,22 @@ def main():
     else:
         client = httpx.Client(http1=False, http2=True, timeout=30)
         url = f"http://127.0.0.1:{args.port}/3/device/{args.token}"
+    if args.concurrent:
+        client.close()
+        print(json.dumps({"statuses": asyncio.run(send_concurrently(url, args.payload, headers, args.concurrent))}))
+        return
     with client:
         response = client.post(url, content=args.payload.encode(), headers=headers)
     print(json.dumps({
         "http_version": response.http_version, "status": response.status_code,
         "headers": {name.lower(): value for name, value in response.headers.items()}, "body": response.text,
     }))
+
+
+async def send_concurrently(url, payload, headers, count):
+    async with httpx.AsyncClient(http1=False, http2=True, timeout=60) as client:
+        responses = await asyncio.gather(*(client.post(url, content=payload.encode(), headers=headers) for _ in range(count)))
+    return [response.status_code for response in responses]
 
 
 main()
