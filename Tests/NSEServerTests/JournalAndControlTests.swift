@@ -90,6 +90,10 @@ struct JournalAndControlTests {
         }
         let titles = try await fixture.notifications().compactMap { (($0["phone"] as? [String: Any])?["content"] as? [String: Any])?["title"] as? String }
         #expect(titles == ["third", "second", "first"])
+        let limited = try await curl([fixture.base + "/emulator/v1/devices/\(ServeFixture.token)/notifications?limit=2"])
+        let newest = (limited.json?["notifications"] as? [[String: Any]])?.compactMap { (($0["phone"] as? [String: Any])?["content"] as? [String: Any])?["title"] as? String }
+        #expect(newest == ["third", "second"])
+        #expect(try await curl([fixture.base + "/emulator/v1/devices/\(ServeFixture.token)/notifications?limit=0"]).status == 400)
     }
 
     @Test func devicesAreListedAndUnknownDevicesAre404() async throws {

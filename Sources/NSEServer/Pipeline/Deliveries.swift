@@ -27,11 +27,12 @@ struct Deliveries: Sendable {
         if let attachments, (try? FileManager.default.contentsOfDirectory(atPath: attachments.path))?.isEmpty == true {
             try? FileManager.default.removeItem(at: attachments)
         }
-        let delivery: [String: Any] = [
-            "phone": PhoneDisplay.describe(result, device: device),
-            "result": (try? JSONSerialization.jsonObject(with: PhonePipeline.json(result))) ?? NSNull(),
-        ]
-        await state.delivered(seq: seq, generation: generation, delivery: ServeState.encode(delivery))
+        var delivery = Data(#"{"phone":"#.utf8)
+        delivery.append(ServeState.encode(PhoneDisplay.describe(result, device: device)))
+        delivery.append(contentsOf: Array(#","result":"#.utf8))
+        delivery.append(PhonePipeline.json(result))
+        delivery.append(contentsOf: Array("}".utf8))
+        await state.delivered(seq: seq, generation: generation, delivery: delivery)
     }
 }
 

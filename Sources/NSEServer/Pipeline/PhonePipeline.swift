@@ -76,8 +76,10 @@ public struct PhonePipeline: Sendable {
         return await emulator.process(push, input: input, attachmentDirectory: attachments)
     }
 
-    /// The result as `nse process --format json` prints it.
+    /// The result as `nse process --format json` prints it (the same encoding), on one line.
     static func json(_ result: ProcessResult) -> Data {
-        JSONResultRenderer().encode(result)
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return (try? encoder.encode(result)) ?? Data("{}".utf8)
     }
 }
