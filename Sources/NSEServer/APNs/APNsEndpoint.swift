@@ -127,16 +127,7 @@ struct APNsEndpoint: Sendable {
         return .json(reason.status, body, headers: [(name: "apns-id", value: apnsID)])
     }
 
-    /// The request as the control API shows it: protocol, method, path, headers (the bearer token cut), body.
     static func requestRecord(_ request: ServerRequest, id: String) -> Data {
-        var headers: [[String]] = []
-        for header in request.headers {
-            let value = header.name == "authorization" ? "bearer …" : header.value
-            headers.append([header.name, value])
-        }
-        return ServeState.encode([
-            "protocol": request.protocolName, "method": request.method, "path": request.path,
-            "headers": headers, "body": String(decoding: request.body, as: UTF8.self), "apnsId": id,
-        ] as [String: Any])
+        ServeState.requestRecord(request, idKey: "apnsId", id: id)
     }
 }

@@ -131,11 +131,7 @@ struct FCMEndpoint: Sendable {
     }
 
     static func requestRecord(_ request: ServerRequest, name: String) -> Data {
-        let headers = request.headers.map { [$0.name, $0.name == "authorization" ? "Bearer …" : $0.value] }
-        return ServeState.encode([
-            "protocol": request.protocolName, "method": request.method, "path": request.path,
-            "headers": headers, "body": String(decoding: request.body, as: UTF8.self), "name": name,
-        ] as [String: Any])
+        ServeState.requestRecord(request, idKey: "name", id: name)
     }
 }
 

@@ -27,6 +27,8 @@ actor ServeState {
     /// Bumped by a clear: deliveries of pushes accepted before it are dropped, not journaled.
     private var generation = 0
     private let journal: Journal
+    /// Made once: making a formatter (ICU's) cost more than the rest of accepting a push.
+    private let timestamps = ISO8601DateFormatter()
     /// Control API requests waiting for a device's pushes to settle, woken at every change.
     private var waiters: [Int: CheckedContinuation<Void, Never>] = [:]
     private var nextWaiter = 0
@@ -89,7 +91,7 @@ actor ServeState {
     func accept(id: String, service: String, device: DeviceEntry, request requestData: Data) async throws(ServeSetupError) -> (seq: Int, generation: Int) {
         let seq = nextSeq
         nextSeq += 1
-        let receivedAt = ISO8601DateFormatter().string(from: Date())
+        let receivedAt = timestamps.string(from: Date())
         // Spliced from parts already encoded: a push's line costs no decoding and re-encoding of its request.
         var line = Data(#"{"type":"push","seq":\#(seq),"id":"#.utf8)
         line.append(Self.quoted(id))
@@ -221,6 +223,35 @@ actor ServeState {
     /// rest of a push's bookkeeping.
     static func encode(_ object: Any) -> Data {
         (try? JSONSerialization.data(withJSONObject: object, options: [.withoutEscapingSlashes])) ?? Data("{}".utf8)
+    }
+
+    /// The request as the control API shows it: protocol, method, path, headers (name and value pairs, the
+    /// bearer token cut), body, and the ID the sender was answered with under `idKey`. Spliced, not serialized:
+    /// it is made for every accepted push.
+    static func requestRecord(_ request: ServerRequest, idKey: String, id: String) -> Data {
+        var record = Data(#"{"protocol":"#.utf8)
+        record.append(quoted(request.protocolName))
+        record.append(contentsOf: Array(#","method":"#.utf8))
+        record.append(quoted(request.method))
+        record.append(contentsOf: Array(#","path":"#.utf8))
+        record.append(quoted(request.path))
+        record.append(contentsOf: Array(#","headers":["#.utf8))
+        for (index, header) in request.headers.enumerated() {
+            if index > 0 { record.append(contentsOf: Array(",".utf8)) }
+            record.append(contentsOf: Array("[".utf8))
+            record.append(quoted(header.name))
+            record.append(contentsOf: Array(",".utf8))
+            record.append(quoted(header.name == "authorization" ? (header.value.split(separator: " ").first.map { "\($0) …" } ?? "…") : header.value))
+            record.append(contentsOf: Array("]".utf8))
+        }
+        record.append(contentsOf: Array(#"],"body":"#.utf8))
+        record.append(quoted(String(decoding: request.body, as: UTF8.self)))
+        record.append(contentsOf: Array(",".utf8))
+        record.append(quoted(idKey))
+        record.append(contentsOf: Array(":".utf8))
+        record.append(quoted(id))
+        record.append(contentsOf: Array("}".utf8))
+        return record
     }
 
     /// A JSON string literal.
