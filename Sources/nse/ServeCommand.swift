@@ -8,8 +8,10 @@ struct ServeCommand: AsyncParsableCommand {
         commandName: "serve",
         abstract: "Serve APNs's provider API and the emulator's control API to a backend, with emulated phones behind.",
         discussion: """
-            One plain port on 127.0.0.1 serves HTTP/1.1 and HTTP/2 with prior knowledge (h2c). Send APNs requests to \
-            POST /3/device/<token>; read what each phone shows at GET /emulator/v1/devices/<token>/notifications. \
+            One plain port on 127.0.0.1 serves HTTP/1.1 and HTTP/2 with prior knowledge (h2c); --tls-port adds TLS. \
+            Send APNs requests to POST /3/device/<token> and FCM HTTP v1 sends to \
+            POST /v1/projects/<project>/messages:send (access tokens from POST /token); read what each phone shows \
+            at GET /emulator/v1/devices/<token>/notifications. \
             Every accepted push is journaled in --data before it is answered. docs/serve.md describes the devices \
             file, every endpoint and what is not done yet. Stops on Ctrl-C.
             """
@@ -73,6 +75,7 @@ struct ServeCommand: AsyncParsableCommand {
         var lines = [
             "nse serve: listening on \(base) (HTTP/1.1 and h2c)",
             "  APNs:     POST \(base)/3/device/<token>",
+            "  FCM:      POST \(base)/v1/projects/<project>/messages:send (OAuth token_uri: \(base)/token)",
             "  devices:  GET  \(base)/emulator/v1/devices",
             "  journal:  \(configuration.dataDirectory.appendingPathComponent("journal.jsonl").path)",
         ]

@@ -38,18 +38,19 @@ public final class HTTPServer: Sendable {
                 channel.eventLoop.makeCompletedFuture {
                     let pipeline = channel.pipeline.syncOperations
                     try pipeline.addHandler(IdleStateHandler(allTimeout: idleTimeout))
-                    try pipeline.addHandler(CloseWhenIdle())
+                    let activity = ConnectionActivity()
+                    try pipeline.addHandler(CloseWhenIdle(activity: activity))
                     guard let tls else {
-                        try pipeline.addHandler(ProtocolDetector(responder: responder))
+                        try pipeline.addHandler(ProtocolDetector(responder: responder, activity: activity))
                         return
                     }
                     try pipeline.addHandler(NIOSSLServerHandler(context: tls))
                     try pipeline.addHandler(ApplicationProtocolNegotiationHandler { result, channel in
                         channel.eventLoop.makeCompletedFuture {
                             if case .negotiated("h2") = result {
-                                try ProtocolDetector.configureHTTP2(channel, responder: responder)
+                                try ProtocolDetector.configureHTTP2(channel, responder: responder, activity: activity)
                             } else {
-                                try ProtocolDetector.configureHTTP1(channel, responder: responder)
+                                try ProtocolDetector.configureHTTP1(channel, responder: responder, activity: activity)
                             }
                         }
                     })
@@ -73,10 +74,12 @@ final class ProtocolDetector: ChannelInboundHandler, RemovableChannelHandler {
 
     private static let preface = Array("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".utf8)
     private let responder: any RequestResponder
+    private let activity: ConnectionActivity
     private var buffered: ByteBuffer?
 
-    init(responder: any RequestResponder) {
+    init(responder: any RequestResponder, activity: ConnectionActivity) {
         self.responder = responder
+        self.activity = activity
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
@@ -92,9 +95,9 @@ final class ProtocolDetector: ChannelInboundHandler, RemovableChannelHandler {
         if matches, count < Self.preface.count { return }
         do {
             if matches {
-                try Self.configureHTTP2(context.channel, responder: responder)
+                try Self.configureHTTP2(context.channel, responder: responder, activity: activity)
             } else {
-                try Self.configureHTTP1(context.channel, responder: responder)
+                try Self.configureHTTP1(context.channel, responder: responder, activity: activity)
             }
         } catch {
             context.close(promise: nil)
@@ -105,12 +108,12 @@ final class ProtocolDetector: ChannelInboundHandler, RemovableChannelHandler {
         context.pipeline.syncOperations.removeHandler(context: context, promise: nil)
     }
 
-    static func configureHTTP1(_ channel: any Channel, responder: any RequestResponder) throws {
+    static func configureHTTP1(_ channel: any Channel, responder: any RequestResponder, activity: ConnectionActivity) throws {
         try channel.pipeline.syncOperations.configureHTTPServerPipeline(withErrorHandling: true)
-        try channel.pipeline.syncOperations.addHandler(RequestHandler(responder: responder, protocolName: "HTTP/1.1"))
+        try channel.pipeline.syncOperations.addHandler(RequestHandler(responder: responder, protocolName: "HTTP/1.1", activity: activity))
     }
 
-    static func configureHTTP2(_ channel: any Channel, responder: any RequestResponder) throws {
+    static func configureHTTP2(_ channel: any Channel, responder: any RequestResponder, activity: ConnectionActivity) throws {
         var connection = NIOHTTP2Handler.ConnectionConfiguration()
         connection.initialSettings = [
             // APNs allows 1000 concurrent streams per connection by default (its SETTINGS frame says so).
@@ -123,7 +126,7 @@ final class ProtocolDetector: ChannelInboundHandler, RemovableChannelHandler {
             stream.eventLoop.makeCompletedFuture {
                 try stream.pipeline.syncOperations.addHandlers([
                     HTTP2FramePayloadToHTTP1ServerCodec(),
-                    RequestHandler(responder: responder, protocolName: "HTTP/2"),
+                    RequestHandler(responder: responder, protocolName: "HTTP/2", activity: activity),
                 ])
             }
         }
@@ -131,13 +134,25 @@ final class ProtocolDetector: ChannelInboundHandler, RemovableChannelHandler {
     }
 }
 
-/// Closes the connection when IdleStateHandler reports it idle.
+/// The requests of one connection being answered (an HTTP/2 connection's streams included): a connection is idle
+/// only when none is. Touched only on the connection's event loop, which its streams share.
+final class ConnectionActivity: @unchecked Sendable {
+    var requestsInFlight = 0
+}
+
+/// Closes the connection when IdleStateHandler reports it idle and no request on it waits for its answer.
 final class CloseWhenIdle: ChannelInboundHandler {
     typealias InboundIn = Any
 
+    private let activity: ConnectionActivity
+
+    init(activity: ConnectionActivity) {
+        self.activity = activity
+    }
+
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
         if event is IdleStateHandler.IdleStateEvent {
-            context.close(promise: nil)
+            if activity.requestsInFlight == 0 { context.close(promise: nil) }
         } else {
             context.fireUserInboundEventTriggered(event)
         }
@@ -161,13 +176,15 @@ final class RequestHandler: ChannelInboundHandler {
 
     private let responder: any RequestResponder
     private let protocolName: String
+    private let activity: ConnectionActivity
     private var head: HTTPRequestHead?
     private var body: [UInt8] = []
     private var tooLarge = false
 
-    init(responder: any RequestResponder, protocolName: String) {
+    init(responder: any RequestResponder, protocolName: String, activity: ConnectionActivity) {
         self.responder = responder
         self.protocolName = protocolName
+        self.activity = activity
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
@@ -196,8 +213,10 @@ final class RequestHandler: ChannelInboundHandler {
             let keepAlive = head.isKeepAlive
             let version = head.version
             let responder = responder
+            activity.requestsInFlight += 1
             let answer = context.eventLoop.makeFutureWithTask { await responder.respond(to: complete) }
             answer.assumeIsolated().whenSuccess { response in
+                self.activity.requestsInFlight -= 1
                 self.write(response, version: version, keepAlive: keepAlive, context: context)
             }
         }
