@@ -1,6 +1,6 @@
 # Set-up, demo and tests on a Debian/Ubuntu machine with Swift 6 installed.
 SWIFT ?= swift
-APT_PACKAGES := pkg-config libcurl4-openssl-dev libpng-dev libjpeg-dev libgif-dev libssl-dev libisal-dev patchelf
+APT_PACKAGES := pkg-config curl libcurl4-openssl-dev libpng-dev libjpeg-dev libgif-dev libssl-dev libisal-dev patchelf
 # The browser the tests load the HTML report in (and its colour emoji font, for the screenshot): test-only.
 BROWSER_PACKAGES := chromium fonts-noto-color-emoji
 SUDO := $(shell [ "$$(id -u)" -eq 0 ] || echo sudo)
