@@ -96,6 +96,22 @@ struct JournalAndControlTests {
         #expect(try await curl([fixture.base + "/emulator/v1/devices/\(ServeFixture.token)/notifications?limit=0"]).status == 400)
     }
 
+    @Test func aPushIsFoundByItsApnsID() async throws {
+        let fixture = try await ServeFixture.start()
+        defer { Task { await fixture.stop() } }
+        let id = "123E4567-E89B-12D3-A456-426614174009"
+        #expect(try await apns(fixture, headers: ["apns-id": id]).status == 200)
+        #expect(try await apns(fixture).status == 200)
+        _ = try await fixture.notifications()
+        let found = try await curl([fixture.base + "/emulator/v1/messages/\(id)"])
+        let list = try #require(found.json?["notifications"] as? [[String: Any]])
+        #expect(list.count == 1)
+        #expect(list.first?["id"] as? String == id)
+        #expect(list.first?["device"] as? String == ServeFixture.token)
+        #expect(list.first?["status"] as? String == "delivered")
+        #expect(try await curl([fixture.base + "/emulator/v1/messages/no-such-id"]).status == 404)
+    }
+
     @Test func devicesAreListedAndUnknownDevicesAre404() async throws {
         let fixture = try await ServeFixture.start()
         defer { Task { await fixture.stop() } }

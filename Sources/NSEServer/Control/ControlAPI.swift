@@ -37,6 +37,8 @@ struct ControlAPI: Sendable {
                 return Self.error(500, error.description)
             }
             return .json(200, ["device": Self.describe(device), "uninstalledAt": await state.uninstalledAt(device) ?? now])
+        case ("GET", 2, "messages"):
+            return await message(id: parts[1].removingPercentEncoding ?? parts[1])
         case ("POST", 1, "faults"):
             return await setFault(request)
         case ("DELETE", 1, "faults"):
@@ -68,17 +70,36 @@ struct ControlAPI: Sendable {
         if settle { _ = await state.waitUntilSettled(deviceKey: key, limit: Self.settleLimit) }
         let records = await state.notifications(deviceKey: key).prefix(limit)
         let uninstalledAt = await state.uninstalledAt(device)
-        // Spliced from the stored JSON: an answer listing thousands costs no decoding and re-encoding of each.
         var body = Data(#"{"device":"#.utf8)
         body.append(ServeState.encode(Self.describe(device)))
         if let uninstalledAt { body.append(contentsOf: Array(#","uninstalledAt":\#(uninstalledAt)"#.utf8)) }
-        body.append(contentsOf: Array(#","notifications":["#.utf8))
+        body.append(contentsOf: Array(#","notifications":"#.utf8))
+        body.append(Self.list(records))
+        body.append(contentsOf: Array("}".utf8))
+        return ServerResponse(status: 200, headers: [(name: "content-type", value: "application/json; charset=UTF-8")], body: Array(body))
+    }
+
+    /// `GET /emulator/v1/messages/<id>`: the notifications an apns-id or FCM message name carried (one per device).
+    private func message(id: String) async -> ServerResponse {
+        let records = await state.notifications(id: id)
+        guard !records.isEmpty else { return Self.error(404, "No accepted push has the apns-id or message name \(id).") }
+        var body = Data(#"{"notifications":"#.utf8)
+        body.append(Self.list(records))
+        body.append(contentsOf: Array("}".utf8))
+        return ServerResponse(status: 200, headers: [(name: "content-type", value: "application/json; charset=UTF-8")], body: Array(body))
+    }
+
+    /// The records as a JSON array, spliced from their stored JSON: thousands cost no decoding and re-encoding.
+    static func list<Records: Sequence<NotificationRecord>>(_ records: Records) -> Data {
+        var body = Data("[".utf8)
         for (index, record) in records.enumerated() {
             if index > 0 { body.append(contentsOf: Array(",".utf8)) }
             body.append(contentsOf: Array(#"{"seq":\#(record.seq),"id":"#.utf8))
             body.append(ServeState.quoted(record.id))
             body.append(contentsOf: Array(#","service":"#.utf8))
             body.append(ServeState.quoted(record.service))
+            body.append(contentsOf: Array(#","device":"#.utf8))
+            body.append(ServeState.quoted(record.device))
             body.append(contentsOf: Array(#","receivedAt":"#.utf8))
             body.append(ServeState.quoted(record.receivedAt))
             body.append(contentsOf: Array(#","status":"\#(record.delivery == nil ? "pending" : "delivered")","request":"#.utf8))
@@ -90,8 +111,8 @@ struct ControlAPI: Sendable {
             }
             body.append(contentsOf: Array("}".utf8))
         }
-        body.append(contentsOf: Array("]}".utf8))
-        return ServerResponse(status: 200, headers: [(name: "content-type", value: "application/json; charset=UTF-8")], body: Array(body))
+        body.append(contentsOf: Array("]".utf8))
+        return body
     }
 
     /// `POST /emulator/v1/faults {"service": "apns"|"fcm", "status": 429|500|503, "count": N, "retryAfter": S}`.

@@ -126,6 +126,11 @@ actor ServeState {
         try? await journal.append(line)
     }
 
+    /// The notifications an apns-id or FCM message name carried, newest first.
+    func notifications(id: String) -> [NotificationRecord] {
+        records.filter { $0.id == id }.reversed()
+    }
+
     /// The device's notifications, newest first.
     func notifications(deviceKey: String) -> [NotificationRecord] {
         records.filter { $0.device == deviceKey }.reversed()
