@@ -1,6 +1,6 @@
 # Set-up, demo and tests on a Debian/Ubuntu machine with Swift 6 installed.
 SWIFT ?= swift
-APT_PACKAGES := pkg-config libcurl4-openssl-dev libpng-dev libjpeg-dev libgif-dev libssl-dev libisal-dev patchelf
+APT_PACKAGES := pkg-config curl libcurl4-openssl-dev libpng-dev libjpeg-dev libgif-dev libssl-dev libisal-dev patchelf
 # The browser the tests load the HTML report in (and its colour emoji font, for the screenshot): test-only.
 BROWSER_PACKAGES := chromium fonts-noto-color-emoji
 SUDO := $(shell [ "$$(id -u)" -eq 0 ] || echo sudo)
@@ -8,7 +8,7 @@ NSE := .build/release/nse
 
 PREFIX ?= /usr/local
 
-.PHONY: deps deps-browser build demo test test-asan test-tsan fuzz bench clean install report-screenshot
+.PHONY: deps deps-browser deps-python build demo test test-asan test-tsan fuzz bench clean install report-screenshot
 
 ## Installs the apt packages that are missing (libcurl, libpng, libjpeg-turbo, giflib headers).
 deps:
@@ -41,7 +41,13 @@ demo: build
 	status=$$?; echo; echo "nse exited $$status (1 = some samples fail verification, as intended); results in out/demo/"; \
 	[ $$status -le 1 ]
 
-test: deps deps-browser
+## The Python clients `nse serve`'s tests send with (Tests/NSEServerTests/Clients): Google's firebase-admin, and
+## httpx with HTTP/2 and PyJWT for an APNs provider token, as backends use them.
+PYTHON_PACKAGES := firebase-admin 'httpx[http2]' PyJWT cryptography
+deps-python:
+	@python3 -c "import firebase_admin, httpx, h2, jwt, cryptography" 2>/dev/null || python3 -m pip install --quiet $(PYTHON_PACKAGES)
+
+test: deps deps-browser deps-python
 	$(SWIFT) test
 
 ## Regenerates docs/report-screenshot.png (the README's picture of the HTML report) from the bundled samples.

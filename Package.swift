@@ -29,6 +29,14 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        // `nse serve` (Sources/NSEServer): HTTP/1.1 and HTTP/2 from SwiftNIO, no hand-written protocol code.
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-nio-http2", from: "1.46.0"),
+        // `nse serve --tls-port`: TLS with ALPN, its certificate signed by a CA made in the data folder.
+        .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
+        .package(url: "https://github.com/apple/swift-certificates", from: "1.21.1"),
+        .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
+        .package(url: "https://github.com/apple/swift-asn1", from: "1.7.4"),
     ],
     targets: [
         // System libraries, found with pkg-config; `providers` names the Debian packages to install.
@@ -45,11 +53,11 @@ let package = Package(
         // Real encoders (libpng, libjpeg, giflib) that tests and the benchmark use to make their images.
         .target(name: "CImageFixtures", dependencies: ["CPNG", "CJPEG", "CGIF"]),
         // glibc functions Swift's Glibc module does not declare: posix_spawn's closefrom and chdir actions,
-        // pipe2, mallopt.
-        .target(name: "CSystem"),
+        // pipe2, mallopt. Not `CSystem`: swift-system, which SwiftNIO depends on, has a target of that name.
+        .target(name: "CNSESystem"),
         // The process's one executor for blocking work, and what waits on it (latch, single-flight, lanes);
         // child processes (posix_spawn, not Foundation's Process).
-        .target(name: "NSEConcurrency", dependencies: ["CSystem"]),
+        .target(name: "NSEConcurrency", dependencies: ["CNSESystem"]),
         // The library, in layers; each imports only those above it here (docs/design.md; checked by
         // Tests/UnitTests/LayerTests). NSEKit re-exports all five for apps' test targets.
         .target(name: "NSEPush"),
@@ -60,6 +68,22 @@ let package = Package(
         .target(name: "NSEKit", dependencies: ["NSEPush", "NSEMedia", "NSEPipeline", "NSEReports", "NSEBatch"]),
         // The push model for its JSON value (pure: no I/O, no threads).
         .target(name: "NSEMediaServer", dependencies: ["NSEConcurrency", "NSEPush"]),
+        // `nse serve`: APNs's and FCM's endpoints in front of emulated phones that run the push pipeline.
+        .target(
+            name: "NSEServer",
+            dependencies: [
+                "NSEKit", "NSEHarness", "NSEConcurrency",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOHTTP2", package: "swift-nio-http2"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "NIOTLS", package: "swift-nio"),
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
+            ]
+        ),
         .target(name: "UserNotifications", dependencies: ["NSEKit", "NSEConcurrency", "os"]),
         .target(name: "FirebaseMessaging", dependencies: ["UserNotifications", "NSEKit"]),
         // Stand-ins for the other frameworks real extensions import: logging (`os`, `OSLog`), `UIImage`,
@@ -93,7 +117,7 @@ let package = Package(
         .executableTarget(
             name: "nse",
             dependencies: [
-                "NSEKit", "NSEHarness", "NSEMediaServer", "NSEConcurrency", "CSystem",
+                "NSEKit", "NSEHarness", "NSEMediaServer", "NSEServer", "NSEConcurrency", "CNSESystem",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -117,6 +141,12 @@ let package = Package(
             dependencies: ["NSEKit", "NSEHarness", "NSEMediaServer", "NSEConcurrency", "NSEFuzzTargets", "NSETestSupport", "SDKTestSupport", "CNSE", "CImageFixtures", "CCurl"]
         ),
         .testTarget(name: "NSEMediaServerTests", dependencies: ["NSEMediaServer"]),
+        // `nse serve` in-process on loopback, driven by real clients (curl, firebase-admin, httpx).
+        .testTarget(
+            name: "NSEServerTests",
+            dependencies: ["NSEServer", "NSEKit", "NSEConcurrency", .product(name: "Crypto", package: "swift-crypto")],
+            exclude: ["Clients"]
+        ),
         // Runs the built `nse` executable as a user would.
         // Helpers the test targets share: the JUnit parser, comparing documented examples with real output, the
         // fixed results the renderers' snapshots are made from.

@@ -1,4 +1,4 @@
-import CSystem
+import CNSESystem
 import Foundation
 import Synchronization
 #if canImport(Glibc)

@@ -1,6 +1,6 @@
 import Foundation
 import ArgumentParser
-import CSystem
+import CNSESystem
 import NSEBatch
 import NSEMedia
 import NSEPipeline
@@ -13,7 +13,7 @@ struct NSECommand: AsyncParsableCommand {
         commandName: "nse",
         abstract: "Emulates an iOS Notification Service Extension on a push payload: would the image show?",
         version: NSEVersion.current,
-        subcommands: [ProcessCommand.self, BatchCommand.self, ExtensionCommand.self, LintCommand.self, ResolveCommand.self, RouteCommand.self]
+        subcommands: [ProcessCommand.self, BatchCommand.self, ExtensionCommand.self, LintCommand.self, ResolveCommand.self, RouteCommand.self, ServeCommand.self]
     )
 
     /// ArgumentParser's own entry point, except that usage errors exit 2 (as documented) rather than 64.

@@ -9,7 +9,7 @@ struct LayerTests {
     /// Lowest first.
     static let layers = ["NSEConcurrency", "NSEPush", "NSEMedia", "NSEPipeline", "NSEReports", "NSEBatch"]
     /// The C targets: typed wrappers and system libraries, below every Swift layer.
-    static let cModules: Set = ["CNSE", "CCurl", "CCrypto", "CPNG", "CJPEG", "CGIF", "CISAL", "CSystem"]
+    static let cModules: Set = ["CNSE", "CCurl", "CCrypto", "CPNG", "CJPEG", "CGIF", "CISAL", "CNSESystem"]
     static let sources = RepositoryFolders.root.appendingPathComponent("Sources")
 
     /// The modules the Swift files under `Sources/<module>` import, each with a file that imports it.

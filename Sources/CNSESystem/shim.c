@@ -1,5 +1,5 @@
 #define _GNU_SOURCE
-#include "CSystem.h"
+#include "CNSESystem.h"
 
 #include <fcntl.h>
 #include <malloc.h>

@@ -1,0 +1,134 @@
+import Foundation
+import NSEPush
+import NSEReports
+
+/// APNs's provider API: `POST /3/device/<token>` (Apple: "Sending notification requests to APNs"). Each refusal
+/// is the status and reason APNs gives; an accepted push is journaled, answered 200, then delivered to the phone.
+struct APNsEndpoint: Sendable {
+    let state: ServeState
+    let deliveries: Deliveries
+    let acceptAnyToken: Bool
+    let providerKeys: [ProviderKey]
+    let clock: @Sendable () -> Date
+
+    static let pathPrefix = "/3/device/"
+    /// Headers a request may carry once only (APNs answers DuplicateHeaders otherwise).
+    static let singleHeaders: Set<String> = [
+        "authorization", "apns-id", "apns-expiration", "apns-priority", "apns-topic", "apns-collapse-id", "apns-push-type",
+    ]
+
+    func respond(to request: ServerRequest) async -> ServerResponse {
+        // The sender's apns-id when it is a UUID; otherwise (or absent) a new one, as APNs makes.
+        let given = request.header("apns-id")
+        let apnsID = given.flatMap { UUID(uuidString: $0) != nil ? $0 : nil } ?? UUID().uuidString
+        switch await decide(request, apnsID: apnsID) {
+        case .refused(let reason):
+            return Self.refusal(reason, apnsID: apnsID)
+        case .unregistered(let since):
+            return Self.refusal(.unregistered, apnsID: apnsID, timestamp: since)
+        case .accepted(let environment):
+            var headers = [(name: "apns-id", value: apnsID)]
+            // Only the development environment gives the ID the Push Notifications Console's delivery log uses.
+            if environment == .development { headers.append((name: "apns-unique-id", value: UUID().uuidString.lowercased())) }
+            return ServerResponse(status: 200, headers: headers)
+        }
+    }
+
+    enum Decision {
+        case refused(APNsReason)
+        /// The app was uninstalled at this time (milliseconds since 1970).
+        case unregistered(Int64)
+        case accepted(DeviceEntry.APNsEnvironment)
+    }
+
+    /// APNs's checks in order: the request's form, the provider token, the topic and body, the device token,
+    /// then the payload's own rules (the checks stage `nse lint` runs); an accepted push is journaled.
+    private func decide(_ request: ServerRequest, apnsID: String) async -> Decision {
+        guard request.path.hasPrefix(Self.pathPrefix) else { return .refused(.badPath) }
+        guard request.method == "POST" else { return .refused(.methodNotAllowed) }
+        let token = String(request.path.dropFirst(Self.pathPrefix.count))
+        guard !token.isEmpty else { return .refused(.missingDeviceToken) }
+        guard !token.contains("/") else { return .refused(.badPath) }
+        if Self.singleHeaders.contains(where: { request.values($0).count > 1 }) { return .refused(.duplicateHeaders) }
+        if let reason = ProviderToken.check(request.header("authorization"), now: clock(), keys: providerKeys) { return .refused(reason) }
+        guard let topic = request.header("apns-topic"), !topic.isEmpty else { return .refused(.missingTopic) }
+        guard !request.bodyTooLarge else { return .refused(.payloadTooLarge) }
+        guard !request.body.isEmpty else { return .refused(.payloadEmpty) }
+
+        let environment = Self.environment(host: request.header("host"))
+        guard APNsToken.isWellFormed(token) else { return .refused(.badDeviceToken) }
+        var device = await state.device(apnsToken: token)
+        if device == nil, acceptAnyToken {
+            device = Self.defaultIPhone(token: token, topic: topic, environment: environment ?? .development)
+        }
+        guard var device, let apns = device.apns else { return .refused(.badDeviceToken) }
+        // A token of the other environment is unknown to the host the request went to.
+        if let environment, environment != apns.environment { return .refused(.badDeviceToken) }
+        guard let bundleID = device.bundleId, topic == bundleID || topic.hasPrefix(bundleID + ".") else {
+            return .refused(.deviceTokenNotForTopic)
+        }
+        if let since = await state.uninstalledAt(device) { return .unregistered(since) }
+
+        let apnsHeaders = Dictionary(
+            request.headers.filter { $0.name.hasPrefix("apns-") }.map { ($0.name, $0.value) }, uniquingKeysWith: { first, _ in first })
+        let push: ReceivedPush
+        switch PhonePipeline.apnsPush(headers: apnsHeaders, body: request.body) {
+        case .failure(let finding):
+            return .refused(APNsReason.refusing(finding.diagnostic.code) ?? .badPayload)
+        case .success(let received):
+            push = received
+        }
+        let findings = PhonePipeline.check(push, platform: .ios)
+        if let refusal = findings.first(where: \.rejectsPush) {
+            return .refused(APNsReason.refusing(refusal.code) ?? .badPayload)
+        }
+
+        do {
+            if await state.device(apnsToken: token) == nil { try await state.register(device) }
+            device = await state.device(apnsToken: token) ?? device
+            let record = Self.requestRecord(request, id: apnsID)
+            let accepted = try await state.accept(id: apnsID, service: "apns", device: device, request: record)
+            deliveries.start(seq: accepted.seq, generation: accepted.generation, push: push, device: device, input: "apns:\(apnsID)")
+        } catch {
+            // Not journaled: the sender must not believe the push accepted.
+            return .refused(.internalServerError)
+        }
+        return .accepted(environment ?? apns.environment)
+    }
+
+    /// The environment a request's host names: Apple's sandbox or production host; nil for any other (localhost),
+    /// where each device's own environment applies.
+    static func environment(host: String?) -> DeviceEntry.APNsEnvironment? {
+        guard let host = host?.lowercased() else { return nil }
+        let name = host.split(separator: ":").first.map(String.init) ?? host
+        switch name {
+        case "api.sandbox.push.apple.com", "api.development.push.apple.com": return .development
+        case "api.push.apple.com": return .production
+        default: return nil
+        }
+    }
+
+    /// The iPhone `--accept-any-token` registers for an unknown token: the request's app, default settings.
+    static func defaultIPhone(token: String, topic: String, environment: DeviceEntry.APNsEnvironment) -> DeviceEntry {
+        let bundleID = Self.bundleID(ofTopic: topic)
+        return DeviceEntry(name: "iPhone", platform: .ios, apns: .init(token: token, environment: environment), bundleId: bundleID)
+    }
+
+    /// The app's bundle ID in a topic: the topic without a push type's suffix.
+    static func bundleID(ofTopic topic: String) -> String {
+        for suffix in [".voip", ".complication", ".pushkit.fileprovider", ".push-type.liveactivity", ".push-type.location"] where topic.hasSuffix(suffix) {
+            return String(topic.dropLast(suffix.count))
+        }
+        return topic
+    }
+
+    static func refusal(_ reason: APNsReason, apnsID: String, timestamp: Int64? = nil) -> ServerResponse {
+        var body: [String: Any] = ["reason": reason.rawValue]
+        if let timestamp { body["timestamp"] = timestamp }
+        return .json(reason.status, body, headers: [(name: "apns-id", value: apnsID)])
+    }
+
+    static func requestRecord(_ request: ServerRequest, id: String) -> Data {
+        ServeState.requestRecord(request, idKey: "apnsId", id: id)
+    }
+}

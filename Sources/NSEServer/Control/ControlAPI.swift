@@ -1,0 +1,144 @@
+import Foundation
+
+/// The emulator's own API (`/emulator/v1/...`): the devices, what each phone shows, and clearing the state
+/// between tests. JSON, documented in docs/serve.md.
+struct ControlAPI: Sendable {
+    let state: ServeState
+    /// The devices file's devices, which a clear keeps.
+    let fileDevices: [DeviceEntry]
+    /// The server's clock: an uninstall's time.
+    let clock: @Sendable () -> Date
+    let faults: Faults
+
+    static let prefix = "/emulator/v1/"
+    /// The longest a `?settled=1` request waits for a device's pushes to finish: an extension's own budget is
+    /// at most an hour, but a test waits far less; a request that times out answers with what is pending.
+    static let settleLimit: Duration = .seconds(60)
+
+    func respond(to request: ServerRequest) async -> ServerResponse {
+        let parts = request.path.dropFirst(Self.prefix.count).split(separator: "/", omittingEmptySubsequences: false).map(String.init)
+        switch (request.method, parts.count, parts.first) {
+        case ("GET", 1, "devices"):
+            let devices = await state.devices.map(Self.describe)
+            return .json(200, ["devices": devices])
+        case ("GET", 3, "devices") where parts[2] == "notifications":
+            let query = request.queryItems
+            guard let limit = query["limit"].map({ Int($0) }) ?? Self.defaultLimit, (1...Self.maxLimit).contains(limit) else {
+                return Self.error(400, "limit must be a number from 1 to \(Self.maxLimit).")
+            }
+            return await notifications(deviceKey: parts[1].removingPercentEncoding ?? parts[1], settle: query["settled"] != nil, limit: limit)
+        case ("POST", 3, "devices") where parts[2] == "uninstall":
+            let key = parts[1].removingPercentEncoding ?? parts[1]
+            guard let device = await state.device(key: key) else { return Self.error(404, "No device has the token \(key).") }
+            let now = Int64(clock().timeIntervalSince1970 * 1000)
+            do {
+                try await state.uninstall(device, at: now)
+            } catch {
+                return Self.error(500, error.description)
+            }
+            return .json(200, ["device": Self.describe(device), "uninstalledAt": await state.uninstalledAt(device) ?? now])
+        case ("GET", 2, "messages"):
+            return await message(id: parts[1].removingPercentEncoding ?? parts[1])
+        case ("POST", 1, "faults"):
+            return await setFault(request)
+        case ("DELETE", 1, "faults"):
+            await faults.clear()
+            return ServerResponse(status: 204)
+        case ("DELETE", 1, "state"):
+            do {
+                try await state.clear(fileDevices: fileDevices)
+            } catch {
+                return Self.error(500, error.description)
+            }
+            return ServerResponse(status: 204)
+        case (_, 1, "devices"), (_, 3, "devices"), (_, 1, "state"), (_, 1, "faults"):
+            return Self.error(405, "\(request.method) is not allowed on \(request.path).")
+        default:
+            return Self.error(404, "No such endpoint: \(request.path). See docs/serve.md for the control API.")
+        }
+    }
+
+    /// The most notifications one answer lists (`?limit=` asks for fewer or up to this many).
+    static let maxLimit = 100_000
+    static let defaultLimit = 1000
+
+    private func notifications(deviceKey: String, settle: Bool, limit: Int) async -> ServerResponse {
+        guard let device = await state.device(key: deviceKey) else {
+            return Self.error(404, "No device has the token \(deviceKey).")
+        }
+        let key = ServeState.key(of: device)
+        if settle { _ = await state.waitUntilSettled(deviceKey: key, limit: Self.settleLimit) }
+        let records = await state.notifications(deviceKey: key).prefix(limit)
+        let uninstalledAt = await state.uninstalledAt(device)
+        var body = Data(#"{"device":"#.utf8)
+        body.append(ServeState.encode(Self.describe(device)))
+        if let uninstalledAt { body.append(contentsOf: Array(#","uninstalledAt":\#(uninstalledAt)"#.utf8)) }
+        body.append(contentsOf: Array(#","notifications":"#.utf8))
+        body.append(Self.list(records))
+        body.append(contentsOf: Array("}".utf8))
+        return ServerResponse(status: 200, headers: [(name: "content-type", value: "application/json; charset=UTF-8")], body: Array(body))
+    }
+
+    /// `GET /emulator/v1/messages/<id>`: the notifications an apns-id or FCM message name carried (one per device).
+    private func message(id: String) async -> ServerResponse {
+        let records = await state.notifications(id: id)
+        guard !records.isEmpty else { return Self.error(404, "No accepted push has the apns-id or message name \(id).") }
+        var body = Data(#"{"notifications":"#.utf8)
+        body.append(Self.list(records))
+        body.append(contentsOf: Array("}".utf8))
+        return ServerResponse(status: 200, headers: [(name: "content-type", value: "application/json; charset=UTF-8")], body: Array(body))
+    }
+
+    /// The records as a JSON array, spliced from their stored JSON: thousands cost no decoding and re-encoding.
+    static func list<Records: Sequence<NotificationRecord>>(_ records: Records) -> Data {
+        var body = Data("[".utf8)
+        for (index, record) in records.enumerated() {
+            if index > 0 { body.append(contentsOf: Array(",".utf8)) }
+            body.append(contentsOf: Array(#"{"seq":\#(record.seq),"id":"#.utf8))
+            body.append(ServeState.quoted(record.id))
+            body.append(contentsOf: Array(#","service":"#.utf8))
+            body.append(ServeState.quoted(record.service))
+            body.append(contentsOf: Array(#","device":"#.utf8))
+            body.append(ServeState.quoted(record.device))
+            body.append(contentsOf: Array(#","receivedAt":"#.utf8))
+            body.append(ServeState.quoted(record.receivedAt))
+            body.append(contentsOf: Array(#","status":"\#(record.delivery == nil ? "pending" : "delivered")","request":"#.utf8))
+            body.append(record.request)
+            // The delivery is the object {"phone": ..., "result": ...}: its members join this one.
+            if let delivery = record.delivery, delivery.count > 2 {
+                body.append(contentsOf: Array(",".utf8))
+                body.append(delivery.dropFirst().dropLast())
+            }
+            body.append(contentsOf: Array("}".utf8))
+        }
+        body.append(contentsOf: Array("]".utf8))
+        return body
+    }
+
+    /// `POST /emulator/v1/faults {"service": "apns"|"fcm", "status": 429|500|503, "count": N, "retryAfter": S}`.
+    private func setFault(_ request: ServerRequest) async -> ServerResponse {
+        guard let body = (try? JSONSerialization.jsonObject(with: Data(request.body))) as? [String: Any],
+              let service = (body["service"] as? String).flatMap(Faults.Service.init(rawValue:)),
+              let status = body["status"] as? Int, Faults.statuses.contains(status),
+              let count = body["count"] as? Int, (1...1_000_000).contains(count) else {
+            return Self.error(400, #"Expected {"service": "apns" or "fcm", "status": 429, 500 or 503, "count": 1 to 1000000, "retryAfter": seconds (optional)}."#)
+        }
+        let retryAfter = body["retryAfter"] as? Int
+        if let retryAfter, !(0...86400).contains(retryAfter) {
+            return Self.error(400, "retryAfter must be between 0 and 86400 seconds.")
+        }
+        await faults.set(Faults.Plan(status: status, remaining: count, retryAfter: retryAfter), for: service)
+        return .json(200, ["service": service.rawValue, "status": status, "count": count])
+    }
+
+    static func describe(_ device: DeviceEntry) -> [String: Any] {
+        let encoded = (try? JSONEncoder().encode(device)).flatMap { try? JSONSerialization.jsonObject(with: $0) } as? [String: Any] ?? [:]
+        var described = encoded
+        described["key"] = ServeState.key(of: device)
+        return described
+    }
+
+    static func error(_ status: Int, _ message: String) -> ServerResponse {
+        .json(status, ["error": message])
+    }
+}

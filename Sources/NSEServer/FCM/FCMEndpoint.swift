@@ -1,0 +1,189 @@
+import Foundation
+import NSEPush
+import NSEBatch
+
+/// FCM HTTP v1: `POST /v1/projects/<project>/messages:send` (Firebase: projects.messages.send reference, "FCM error
+/// codes") and the OAuth token endpoint Google's auth libraries call (`token_uri` of a service-account JSON).
+struct FCMEndpoint: Sendable {
+    let state: ServeState
+    let deliveries: Deliveries
+    let tokens: AccessTokens
+
+    static let projectsPrefix = "/v1/projects/"
+    static let sendSuffix = "/messages:send"
+    static let tokenPath = "/token"
+
+    static func handles(_ path: String) -> Bool {
+        path == tokenPath || path.hasPrefix(projectsPrefix)
+    }
+
+    func respond(to request: ServerRequest) async -> ServerResponse {
+        if request.path == Self.tokenPath { return token(request) }
+        guard request.path.hasSuffix(Self.sendSuffix) else {
+            return FCMError.notFound(path: request.path)
+        }
+        let project = String(request.path.dropFirst(Self.projectsPrefix.count).dropLast(Self.sendSuffix.count))
+        guard !project.isEmpty, !project.contains("/") else { return FCMError.notFound(path: request.path) }
+        guard request.method == "POST" else { return FCMError.notFound(path: request.path) }
+        guard let bearer = Self.bearer(request.header("authorization")), tokens.isValid(bearer) else {
+            return FCMError.unauthenticated()
+        }
+        return await send(request, project: project)
+    }
+
+    private func send(_ request: ServerRequest, project: String) async -> ServerResponse {
+        guard !request.bodyTooLarge else {
+            return FCMError.invalidArgument("Request payload size exceeds the limit: \(HTTPServer.maxBodyBytes) bytes.", violations: [])
+        }
+        guard let root = (try? JSONSerialization.jsonObject(with: Data(request.body))) as? [String: Any] else {
+            return FCMError.invalidArgument("Invalid JSON payload received. The body is not a JSON object.", violations: [])
+        }
+        guard root["message"] is [String: Any] else {
+            return FCMError.invalidArgument("Request contains an invalid argument.", violations: [("message", "The send request has no `message` object.")])
+        }
+        let validateOnly = (root["validate_only"] ?? root["validateOnly"]) as? Bool ?? false
+        let push: ReceivedPush
+        switch PhonePipeline.fcmPush(body: request.body) {
+        case .failure(let error):
+            return FCMError.invalidArgument("Request contains an invalid argument.", violations: [FCMError.violation(error.diagnostic)])
+        case .success(let read):
+            push = read
+        }
+        guard let message = push.fcmMessage else {
+            return FCMError.invalidArgument("Request contains an invalid argument.", violations: [("message", "Not an FCM HTTP v1 message.")])
+        }
+
+        // The targets: one registration token's device, or every device subscribed to the topic.
+        var targets: [DeviceEntry] = []
+        if case .string(let token)? = message.fields["token"] {
+            guard let device = await state.device(fcmToken: token) else {
+                return FCMError.invalidArgument(
+                    "The registration token is not a valid FCM registration token",
+                    violations: [("message.token", "The registration token is not a valid FCM registration token")])
+            }
+            guard device.fcm?.project == project else { return FCMError.senderIDMismatch() }
+            // validate_only reports it too (firebase-admin-python's integration tests).
+            if await state.uninstalledAt(device) != nil { return FCMError.unregistered() }
+            targets = [device]
+        } else if case .string(let topic)? = message.fields["topic"] {
+            var subscribed: [DeviceEntry] = []
+            for device in await state.devices(fcmTopic: topic.hasPrefix("/topics/") ? String(topic.dropFirst(8)) : topic, project: project)
+            where await state.uninstalledAt(device) == nil {
+                subscribed.append(device)
+            }
+            targets = subscribed
+        }
+
+        // FCM's own checks for every message; Apple's too when an iPhone is among the targets (the existing
+        // checks stage, as `nse lint` runs it): FCM refuses a message either would refuse.
+        let platforms: [DeviceEntry.DevicePlatform] = targets.contains { $0.platform == .ios } || targets.isEmpty && message.fields["token"] == nil ? [.android, .ios] : [.android]
+        for platform in platforms {
+            let refusals = PhonePipeline.check(push, platform: platform).filter(\.rejectsPush)
+            if !refusals.isEmpty {
+                return FCMError.invalidArgument("Request contains an invalid argument.", violations: refusals.map(FCMError.violation))
+            }
+        }
+
+        let name = "projects/\(project)/messages/\(Self.messageID())"
+        guard !validateOnly else { return .json(200, ["name": name]) }
+        let record = Self.requestRecord(request, name: name)
+        for device in targets {
+            do {
+                let accepted = try await state.accept(id: name, service: "fcm", device: device, request: record)
+                // An iPhone gets the APNs payload FCM builds; an Android phone the message itself.
+                deliveries.start(seq: accepted.seq, generation: accepted.generation, push: push, device: device, input: "fcm:\(name)")
+            } catch {
+                return FCMError.internalError()
+            }
+        }
+        return .json(200, ["name": name])
+    }
+
+    /// `POST /token`: the OAuth 2 JWT-bearer grant (RFC 7523) that Google's auth libraries make with a service
+    /// account's key. The assertion's form is checked, its signature is not (docs/serve.md).
+    private func token(_ request: ServerRequest) -> ServerResponse {
+        guard request.method == "POST" else {
+            return .json(405, ["error": "invalid_request", "error_description": "Use POST."])
+        }
+        var form = ServerRequest(protocolName: "", method: "", target: "/?" + String(decoding: request.body, as: UTF8.self), headers: [], body: [])
+        form.body = []
+        let fields = form.queryItems
+        guard fields["grant_type"] == "urn:ietf:params:oauth:grant-type:jwt-bearer" else {
+            return .json(400, ["error": "unsupported_grant_type", "error_description": "Invalid grant_type: \(fields["grant_type"] ?? "")"])
+        }
+        let sections = (fields["assertion"] ?? "").split(separator: ".", omittingEmptySubsequences: false)
+        guard sections.count == 3, let claims = ProviderToken.json(sections[1]), claims["iss"] is String else {
+            return .json(400, ["error": "invalid_grant", "error_description": "Invalid JWT: the assertion is not a signed JWT with an `iss` claim."])
+        }
+        return .json(200, ["access_token": tokens.issue(), "expires_in": AccessTokens.lifetimeSeconds, "token_type": "Bearer"])
+    }
+
+    static func bearer(_ header: String?) -> String? {
+        guard let header else { return nil }
+        let parts = header.split(separator: " ", maxSplits: 1)
+        guard parts.count == 2, parts[0].lowercased() == "bearer" else { return nil }
+        return String(parts[1])
+    }
+
+    /// A message ID in the form FCM's have: `0:<microseconds>%<16 hex digits>`.
+    static func messageID() -> String {
+        let micros = Int64(Date().timeIntervalSince1970 * 1_000_000)
+        return "0:\(micros)%\(String(UInt64.random(in: 0...UInt64.max), radix: 16))"
+    }
+
+    static func requestRecord(_ request: ServerRequest, name: String) -> Data {
+        ServeState.requestRecord(request, idKey: "name", id: name)
+    }
+}
+
+/// FCM's errors: a google.rpc.Status with the FcmError detail the Admin SDKs branch on, and for a bad field a
+/// google.rpc.BadRequest naming it (Firebase: "FCM error codes"; firebase-admin-python's messaging.py).
+enum FCMError {
+    static func body(_ status: Int, _ code: String, _ message: String, errorCode: String?, violations: [(String, String)]) -> ServerResponse {
+        var details: [[String: Any]] = []
+        if let errorCode {
+            details.append(["@type": "type.googleapis.com/google.firebase.fcm.v1.FcmError", "errorCode": errorCode])
+        }
+        if !violations.isEmpty {
+            details.append([
+                "@type": "type.googleapis.com/google.rpc.BadRequest",
+                "fieldViolations": violations.map { ["field": $0.0, "description": $0.1] },
+            ])
+        }
+        var error: [String: Any] = ["code": status, "message": message, "status": code]
+        if !details.isEmpty { error["details"] = details }
+        return .json(status, ["error": error])
+    }
+
+    static func invalidArgument(_ message: String, violations: [(String, String)]) -> ServerResponse {
+        body(400, "INVALID_ARGUMENT", message, errorCode: "INVALID_ARGUMENT", violations: violations)
+    }
+
+    static func unauthenticated() -> ServerResponse {
+        body(401, "UNAUTHENTICATED", "Request had invalid authentication credentials. Expected OAuth 2 access token, login cookie or other valid authentication credential.", errorCode: nil, violations: [])
+    }
+
+    static func senderIDMismatch() -> ServerResponse {
+        body(403, "PERMISSION_DENIED", "SenderId mismatch", errorCode: "SENDER_ID_MISMATCH", violations: [])
+    }
+
+    static func unregistered() -> ServerResponse {
+        body(404, "NOT_FOUND", "Requested entity was not found.", errorCode: "UNREGISTERED", violations: [])
+    }
+
+    static func internalError() -> ServerResponse {
+        body(500, "INTERNAL", "Internal error encountered.", errorCode: "INTERNAL", violations: [])
+    }
+
+    /// Google's answer to a path it does not serve.
+    static func notFound(path: String) -> ServerResponse {
+        body(404, "NOT_FOUND", "The requested URL \(path) was not found on this server.", errorCode: nil, violations: [])
+    }
+
+    /// The field a finding names (its first `message...` key path in backquotes) and its text.
+    static func violation(_ finding: Diagnostic) -> (String, String) {
+        let pieces = finding.message.split(separator: "`", omittingEmptySubsequences: false)
+        let field = stride(from: 1, to: pieces.count, by: 2).map { String(pieces[$0]) }.first { $0.hasPrefix("message") } ?? "message"
+        return (field, "\(finding.code.rawValue): \(finding.message)")
+    }
+}

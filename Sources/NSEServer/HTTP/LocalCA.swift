@@ -1,0 +1,86 @@
+import Crypto
+import Foundation
+import NSEPush
+import NSEMedia
+import NSEReports
+import SwiftASN1
+import X509
+
+/// The certificate authority `nse serve` keeps in its data folder (`ca.pem`, its key `ca-key.pem`), made the first
+/// time, and the server certificate it signs at every start for the names a backend may send to: loopback, and
+/// Apple's and Google's hosts (for a client whose host name cannot change and that is pointed at the emulator by
+/// its resolver). Clients trust `ca.pem` (curl `--cacert`, `SSL_CERT_FILE`, `REQUESTS_CA_BUNDLE`, an
+/// `ssl_context`).
+struct LocalCA {
+    static let certificateFile = "ca.pem"
+    static let keyFile = "ca-key.pem"
+    /// Names the server certificate is valid for.
+    static let dnsNames = ["localhost", "api.push.apple.com", "api.sandbox.push.apple.com", "api.development.push.apple.com", "fcm.googleapis.com", "oauth2.googleapis.com"]
+
+    let certificate: Certificate
+    private let key: P256.Signing.PrivateKey
+    let certificateURL: URL
+
+    /// Reads the folder's CA, or makes one (valid ten years) and writes it atomically.
+    static func loadOrCreate(in directory: URL) throws(ServeSetupError) -> LocalCA {
+        let certificateURL = directory.appendingPathComponent(certificateFile)
+        let keyURL = directory.appendingPathComponent(keyFile)
+        if FileManager.default.fileExists(atPath: certificateURL.path) {
+            do {
+                let certificate = try Certificate(pemEncoded: String(contentsOf: certificateURL, encoding: .utf8))
+                let key = try P256.Signing.PrivateKey(pemRepresentation: String(contentsOf: keyURL, encoding: .utf8))
+                return LocalCA(certificate: certificate, key: key, certificateURL: certificateURL)
+            } catch {
+                throw ServeSetupError("The local CA in \(directory.path) cannot be read (\(error)); remove \(certificateFile) and \(keyFile) to make a new one.")
+            }
+        }
+        do {
+            let key = P256.Signing.PrivateKey()
+            let name = try DistinguishedName {
+                CommonName("nse serve local CA")
+                OrganizationName("nse")
+            }
+            let now = Date()
+            let certificate = try Certificate(
+                version: .v3, serialNumber: Certificate.SerialNumber(), publicKey: Certificate.PublicKey(key.publicKey),
+                notValidBefore: now - 3600, notValidAfter: now + 10 * 365 * 86400, issuer: name, subject: name,
+                signatureAlgorithm: .ecdsaWithSHA256,
+                extensions: try Certificate.Extensions {
+                    Critical(BasicConstraints.isCertificateAuthority(maxPathLength: 0))
+                    Critical(KeyUsage(keyCertSign: true, cRLSign: true))
+                },
+                issuerPrivateKey: Certificate.PrivateKey(key))
+            // The key first: a certificate without its key would be unusable at the next start.
+            try AtomicFile.write(Data(key.pemRepresentation.utf8), to: keyURL)
+            try AtomicFile.write(Data(try certificate.serializeAsPEM().pemString.utf8), to: certificateURL)
+            return LocalCA(certificate: certificate, key: key, certificateURL: certificateURL)
+        } catch {
+            throw ServeSetupError("Cannot make the local CA in \(directory.path): \(error).")
+        }
+    }
+
+    /// A server certificate (valid 397 days, the most browsers accept) and its key, both PEM.
+    func issueServerCertificate() throws(ServeSetupError) -> (certificate: String, key: String) {
+        do {
+            let key = P256.Signing.PrivateKey()
+            let subject = try DistinguishedName { CommonName("nse serve") }
+            let now = Date()
+            var names = Self.dnsNames.map { GeneralName.dnsName($0) }
+            names.append(.ipAddress(ASN1OctetString(contentBytes: [127, 0, 0, 1])))
+            let certificate = try Certificate(
+                version: .v3, serialNumber: Certificate.SerialNumber(), publicKey: Certificate.PublicKey(key.publicKey),
+                notValidBefore: now - 3600, notValidAfter: now + 397 * 86400, issuer: self.certificate.subject, subject: subject,
+                signatureAlgorithm: .ecdsaWithSHA256,
+                extensions: try Certificate.Extensions {
+                    Critical(BasicConstraints.notCertificateAuthority)
+                    Critical(KeyUsage(digitalSignature: true))
+                    try ExtendedKeyUsage([.serverAuth])
+                    SubjectAlternativeNames(names)
+                },
+                issuerPrivateKey: Certificate.PrivateKey(self.key))
+            return (try certificate.serializeAsPEM().pemString, key.pemRepresentation)
+        } catch {
+            throw ServeSetupError("Cannot sign the server certificate: \(error).")
+        }
+    }
+}

@@ -1,0 +1,163 @@
+import Foundation
+import NIOCore
+import NIOPosix
+import NIOSSL
+import NSEPush
+import NSEMedia
+import NSEReports
+import NSEBatch
+import Synchronization
+
+/// `nse serve`: APNs's and FCM's endpoints and the emulator's control API on one plain port (HTTP/1.1 and h2c),
+/// in front of emulated phones that run each accepted push through the same pipeline as `nse process`.
+public final class NSEServer: Sendable {
+    public struct Configuration: Sendable {
+        /// Loopback only by default: the emulator has no authentication worth the name.
+        public var host = "127.0.0.1"
+        /// 0: a free port (read `NSEServer.port`).
+        public var port = 0
+        /// The TLS port (ALPN h2 and http/1.1, a certificate signed by the data folder's CA); nil: none, 0: a free one.
+        public var tlsPort: Int?
+        public var devices: [DeviceEntry] = []
+        /// APNs signing keys' public parts: when given, provider tokens must be signed by one.
+        public var providerKeys: [ProviderKey] = []
+        /// Where the journal and the attachments live; created when missing.
+        public var dataDirectory: URL
+        /// An unknown APNs token registers a default iPhone instead of BadDeviceToken.
+        public var acceptAnyToken = false
+        public var pipeline = PhonePipeline.Defaults()
+        /// A connection idle this long (nothing read or written) is closed.
+        public var idleTimeout: Duration = .seconds(300)
+        /// The clock provider tokens' age is measured by (tests move it).
+        public var clock: @Sendable () -> Date = { Date() }
+
+        public init(dataDirectory: URL) {
+            self.dataDirectory = dataDirectory
+        }
+    }
+
+    public let port: Int
+    /// The TLS port, when one was asked for.
+    public let tlsPort: Int?
+    /// The local CA's certificate (`<data>/ca.pem`) that clients trust, when TLS is served.
+    public let caCertificate: URL?
+    /// Journal lines a restart could not read (a line cut short by a crash mid-write).
+    public let skippedJournalLines: Int
+    private let servers: [HTTPServer]
+    private let group: MultiThreadedEventLoopGroup
+    /// Set by the first stop(): a second one must not touch the event loops it shut down.
+    private let stopped = Mutex(false)
+
+    private init(servers: [HTTPServer], tls: HTTPServer?, caCertificate: URL?, skipped: Int, group: MultiThreadedEventLoopGroup) {
+        port = servers[0].port
+        tlsPort = tls?.port
+        self.caCertificate = caCertificate
+        skippedJournalLines = skipped
+        self.servers = servers + (tls.map { [$0] } ?? [])
+        self.group = group
+    }
+
+    /// Replays the data folder's journal (re-running pushes that were pending when the last server stopped),
+    /// then listens.
+    public static func start(_ configuration: Configuration) async throws(ServeSetupError) -> NSEServer {
+        do {
+            try FileManager.default.createDirectory(at: configuration.dataDirectory, withIntermediateDirectories: true)
+        } catch {
+            throw ServeSetupError("Cannot create the data folder \(configuration.dataDirectory.path): \(error.localizedDescription).")
+        }
+        let state = try ServeState(devices: configuration.devices, dataDirectory: configuration.dataDirectory)
+        let deliveries = Deliveries(state: state, pipeline: PhonePipeline(defaults: configuration.pipeline))
+        let replayed = try await state.replay()
+        for record in replayed.pending {
+            await resume(record, state: state, deliveries: deliveries)
+        }
+        let router = Router(
+            apns: APNsEndpoint(state: state, deliveries: deliveries, acceptAnyToken: configuration.acceptAnyToken, providerKeys: configuration.providerKeys, clock: configuration.clock),
+            fcm: FCMEndpoint(state: state, deliveries: deliveries, tokens: try AccessTokens(dataDirectory: configuration.dataDirectory)),
+            control: ControlAPI(state: state, fileDevices: configuration.devices, clock: configuration.clock, faults: Faults()))
+        let tls = try configuration.tlsPort.map { _ throws(ServeSetupError) in try Self.tlsContext(dataDirectory: configuration.dataDirectory) }
+        // Two threads: the event loops only parse and write; the pipeline runs elsewhere.
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: 2)
+        var started: [HTTPServer] = []
+        do {
+            let idle = TimeAmount.nanoseconds(Int64(configuration.idleTimeout.components.seconds) * 1_000_000_000 + configuration.idleTimeout.components.attoseconds / 1_000_000_000)
+            started.append(try await HTTPServer.start(host: configuration.host, port: configuration.port, group: group, idleTimeout: idle, responder: router))
+            var secure: HTTPServer?
+            if let tls, let tlsPort = configuration.tlsPort {
+                secure = try await HTTPServer.start(host: configuration.host, port: tlsPort, group: group, tls: tls.context, idleTimeout: idle, responder: router)
+            }
+            return NSEServer(servers: started, tls: secure, caCertificate: tls?.ca, skipped: replayed.skipped, group: group)
+        } catch {
+            for server in started { await server.stop() }
+            try? await group.shutdownGracefully()
+            throw ServeSetupError("Cannot listen on \(configuration.host): \(error).")
+        }
+    }
+
+    /// TLS with ALPN h2 then http/1.1, the certificate signed by the data folder's CA.
+    private static func tlsContext(dataDirectory: URL) throws(ServeSetupError) -> (context: NIOSSLContext, ca: URL) {
+        let ca = try LocalCA.loadOrCreate(in: dataDirectory)
+        let issued = try ca.issueServerCertificate()
+        do {
+            var tls = TLSConfiguration.makeServerConfiguration(
+                certificateChain: [.certificate(try NIOSSLCertificate(bytes: Array(issued.certificate.utf8), format: .pem))],
+                privateKey: .privateKey(try NIOSSLPrivateKey(bytes: Array(issued.key.utf8), format: .pem)))
+            tls.applicationProtocols = ["h2", "http/1.1"]
+            return (try NIOSSLContext(configuration: tls), ca.certificateURL)
+        } catch {
+            throw ServeSetupError("Cannot set up TLS: \(error).")
+        }
+    }
+
+    /// A push the journal shows accepted but never delivered: run again from the request it stored.
+    private static func resume(_ record: NotificationRecord, state: ServeState, deliveries: Deliveries) async {
+        guard let request = ServeState.object(record.request) as? [String: Any],
+              let device = await state.device(key: record.device) else { return }
+        let headers = (request["headers"] as? [[String]] ?? []).compactMap { pair -> (String, String)? in
+            pair.count == 2 && pair[0].hasPrefix("apns-") ? (pair[0], pair[1]) : nil
+        }
+        let body = Array((request["body"] as? String ?? "").utf8)
+        let read = record.service == "apns"
+            ? PhonePipeline.apnsPush(headers: Dictionary(headers, uniquingKeysWith: { first, _ in first }), body: body)
+            : PhonePipeline.fcmPush(body: body)
+        guard case .success(let push) = read else { return }
+        deliveries.start(seq: record.seq, generation: await state.currentGeneration, push: push, device: device, input: "\(record.service):\(record.id)")
+    }
+
+    /// Stops listening and ends the event loops.
+    public func stop() async {
+        let first = stopped.withLock { stopped in
+            defer { stopped = true }
+            return !stopped
+        }
+        guard first else { return }
+        for server in servers { await server.stop() }
+        try? await group.shutdownGracefully()
+    }
+}
+
+/// Sends each request to its endpoint by path.
+struct Router: RequestResponder {
+    let apns: APNsEndpoint
+    let fcm: FCMEndpoint
+    let control: ControlAPI
+
+    func respond(to request: ServerRequest) async -> ServerResponse {
+        if request.path.hasPrefix(ControlAPI.prefix) {
+            return await control.respond(to: request)
+        }
+        if FCMEndpoint.handles(request.path) {
+            // A planned fault comes before any check, as an overloaded service answers.
+            if request.path.hasSuffix(FCMEndpoint.sendSuffix), let fault = await control.faults.next(for: .fcm) {
+                return Faults.fcmAnswer(fault)
+            }
+            return await fcm.respond(to: request)
+        }
+        if request.path.hasPrefix(APNsEndpoint.pathPrefix), let fault = await control.faults.next(for: .apns) {
+            let given = request.header("apns-id")
+            return Faults.apnsAnswer(fault, apnsID: given.flatMap { UUID(uuidString: $0) != nil ? $0 : nil } ?? UUID().uuidString)
+        }
+        // Every other path is APNs's: it answers an unknown path 404 BadPath.
+        return await apns.respond(to: request)
+    }
+}

@@ -1,0 +1,56 @@
+import Foundation
+import NSEPush
+import NSEPipeline
+import NSEReports
+import NSEMedia
+
+/// What the phone's screen shows for a push, given the pipeline's result and the user's notification settings
+/// (device-behaviour.md section 9): the result says what content iOS has; the settings say where it appears.
+enum PhoneDisplay {
+    static func describe(_ result: ProcessResult, device: DeviceEntry) -> [String: Any] {
+        if device.platform == .android {
+            let android = result.android.flatMap { Self.object(JSONResultRenderer().encode($0)) }
+            let shown = result.android?.notification != nil && result.outcome != .rejected
+            return ["shown": shown, "android": android ?? NSNull()]
+        }
+        let hasContent = result.content != nil && [.modified, .modifiedWithoutAttachment, .original, .bestAttempt].contains(result.outcome)
+        guard hasContent, let content = result.content else {
+            return ["shown": false, "why": "iOS shows no notification for this push (outcome \(result.outcome.rawValue))."]
+        }
+        let settings = device.settings
+        var places: [String] = []
+        var why: String?
+        switch settings.authorization {
+        case .denied, .notDetermined:
+            // APNs accepted the push (200); the user never allowed notifications, so nothing appears.
+            why = "The user has not allowed notifications (authorization \(settings.authorization.rawValue)): APNs accepted the push, the phone shows nothing."
+        case .provisional:
+            // Delivered quietly: Notification Center only, no banner, sound or Lock Screen alert.
+            if settings.notificationCenter { places = ["notificationCenter"] }
+        case .authorized, .ephemeral:
+            if settings.alert { places.append("banner") }
+            if settings.lockScreen { places.append("lockScreen") }
+            if settings.notificationCenter { places.append("notificationCenter") }
+        }
+        if why == nil, places.isEmpty {
+            why = "The user turned off every place the app's notifications appear (alert, Lock Screen, Notification Center)."
+        }
+        var shown: [String: Any] = [
+            "title": content.title, "subtitle": content.subtitle, "body": content.body,
+            "attachments": Self.object(JSONResultRenderer().encode(content.attachments)) ?? [],
+        ]
+        let quiet = settings.authorization == .provisional
+        if let badge = content.badge, settings.badge, !quiet { shown["badge"] = badge }
+        if let sound = content.sound, settings.sound, !quiet { shown["sound"] = sound }
+        var answer: [String: Any] = [
+            "shown": why == nil, "places": places, "content": shown, "previews": settings.previews.rawValue,
+            "imageShown": result.imageShown,
+        ]
+        if let why { answer["why"] = why }
+        return answer
+    }
+
+    private static func object(_ data: Data) -> Any? {
+        try? JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed])
+    }
+}

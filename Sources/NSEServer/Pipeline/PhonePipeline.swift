@@ -1,0 +1,89 @@
+import Foundation
+import NSEHarness
+import NSEPush
+import NSEMedia
+import NSEPipeline
+import NSEReports
+import NSEBatch
+
+/// The one place `nse serve` calls the push pipeline: the checks stage for a request's answer, and the whole
+/// pipeline (`nse process`'s: checks, the extension, downloads, attachment validation) for what a phone shows.
+/// Everything else in NSEServer goes through this file, so a change to NSEKit's API changes this file only.
+public struct PhonePipeline: Sendable {
+    /// The device options of `nse process` that apply to every emulated phone.
+    public struct Defaults: Sendable {
+        public var profile: DeviceProfile
+        public var changes: ContentChanges
+        public var hostMapping: MediaHostMapping?
+
+        public init(profile: DeviceProfile = DeviceProfile(), changes: ContentChanges = ContentChanges(), hostMapping: MediaHostMapping? = nil) {
+            self.profile = profile
+            self.changes = changes
+            self.hostMapping = hostMapping
+        }
+    }
+
+    let defaults: Defaults
+
+    public init(defaults: Defaults) {
+        self.defaults = defaults
+    }
+
+    /// The push iOS receives from an APNs request: its apns-* headers and its body, read as `nse process` reads an
+    /// envelope file `{"headers": {...}, "payload": {...}}`. A body that is not one JSON object gets the same
+    /// finding a payload file with that content gets.
+    static func apnsPush(headers: [String: String], body: [UInt8]) -> Result<ReceivedPush, InputError> {
+        let payload = Data(body)
+        do {
+            guard case .object = try JSONValue.parse(payload) else {
+                // Not an object: PushReader says so as for a file.
+                return Self.read(payload)
+            }
+        } catch {
+            return Self.read(payload)
+        }
+        // The body parsed alone as one object, so nothing in it can stand for the envelope's own keys.
+        let headerObject = JSONValue.object(headers.mapValues { JSONValue.string($0) })
+        var envelope = Data(#"{"headers":"#.utf8)
+        envelope.append(headerObject.compactData())
+        envelope.append(contentsOf: Array(#","payload":"#.utf8))
+        envelope.append(payload)
+        envelope.append(contentsOf: Array("}".utf8))
+        return Self.read(envelope)
+    }
+
+    /// The push an FCM send request resolves to for iOS, with the message kept for FCM's own checks.
+    static func fcmPush(body: [UInt8]) -> Result<ReceivedPush, InputError> {
+        read(Data(body))
+    }
+
+    private static func read(_ bytes: Data) -> Result<ReceivedPush, InputError> {
+        do {
+            return .success(try PushReader.parse(bytes))
+        } catch {
+            return .failure(error)
+        }
+    }
+
+    /// The checks stage alone (what `nse lint` runs): the findings that decide the request's answer.
+    static func check(_ push: ReceivedPush, platform: DeviceEntry.DevicePlatform) -> [Diagnostic] {
+        PushChecks.run(push, options: CheckOptions(platform: platform == .ios ? .ios : .android)).diagnostics
+    }
+
+    /// Runs `push` through `device`'s phone as `nse process` does, saving attachments in `attachments`.
+    /// The result is `nse process --format json`'s object for the push.
+    func deliver(_ push: ReceivedPush, to device: DeviceEntry, input: String, attachments: URL?) async -> ProcessResult {
+        var emulator = Emulator(
+            profile: defaults.profile, changes: defaults.changes, hostMapping: defaults.hostMapping,
+            sdk: device.sdkSelection ?? .auto)
+        emulator.platform = device.platform == .ios ? .ios : .android
+        return await emulator.process(push, input: input, attachmentDirectory: attachments)
+    }
+
+    /// The result as `nse process --format json` prints it (the same encoding), on one line.
+    static func json(_ result: ProcessResult) -> Data {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return (try? encoder.encode(result)) ?? Data("{}".utf8)
+    }
+}
