@@ -14,7 +14,7 @@ struct NewcomerCommandTests {
     @Test func aWordThatIsNoCommandListsTheCommands() async throws {
         let run = try await runNSE(["samples/payloads/jpeg-ok.json"])
         #expect(run.status == 2)
-        #expect(run.stderr.contains("Unknown command 'samples/payloads/jpeg-ok.json'. The commands are: process, batch, extension, lint, resolve, route."), "\(run.stderr)")
+        #expect(run.stderr.contains("Unknown command 'samples/payloads/jpeg-ok.json'. The commands are: process, batch, extension, lint, resolve, route, serve."), "\(run.stderr)")
     }
 
     @Test(arguments: ["process", "lint", "resolve", "route"])
