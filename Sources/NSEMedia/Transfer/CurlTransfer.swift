@@ -7,11 +7,10 @@ import NSEPush
 /// easy handle, `beginHop` sets up each hop, `finishHop` judges it (redirect, failure, done).
 ///
 /// Handed to the network thread when submitted and used only there afterwards (callbacks included), until
-/// `completion` is called once with the result.
+/// `completion` is called once with the result. What each hop means is `HopRules`'; this type only drives libcurl.
 final class CurlTransfer: @unchecked Sendable {
     private static let globalInit: CURLcode = curl_global_init(Int(CURL_GLOBAL_ALL))
 
-    private let request: TransferRequest
     private let cancellations: [TransferCancellation]
     let completion: @Sendable (Result<TransferResult, MediaFetchError>) -> Void
     private(set) var handle: UnsafeMutableRawPointer?
@@ -19,8 +18,6 @@ final class CurlTransfer: @unchecked Sendable {
     private var errorBuffer: UnsafeMutablePointer<CChar>?
     /// The body, when there is no file to write it to.
     private var body: Data?
-    /// The method of the current hop: a 303 (and a 301/302 after POST) turns it into GET, as URLSession does.
-    private var method: String
     private var headerList: UnsafeMutablePointer<curl_slist>?
     private let hasher = SHA256()
     /// Gathers the body's writes (`TransferEngine`'s, set by `start`).
@@ -32,18 +29,15 @@ final class CurlTransfer: @unchecked Sendable {
     private var limit: Int?
     private var failure: MediaFetchError?
     private var headerBytes = 0
-    private var redirects = 0
-    /// The URL the device has reached: the payload's, then each redirect's.
-    private var deviceURL: URL
+    /// The device's view of the transfer: where it is, how many redirects, the method; and every hop's rules.
+    private var rules: HopRules
 
     var isCancelled: Bool { cancellations.contains { $0.isCancelled } }
 
     init(_ request: TransferRequest, cancellations: [TransferCancellation], completion: @escaping @Sendable (Result<TransferResult, MediaFetchError>) -> Void) {
-        self.request = request
         self.cancellations = cancellations
         self.completion = completion
-        deviceURL = request.deviceURL
-        method = request.parts.method.uppercased()
+        rules = HopRules(request)
     }
 
     deinit {
@@ -60,7 +54,7 @@ final class CurlTransfer: @unchecked Sendable {
             return CurlLibrary.failure("libcurl could not be initialised")
         }
         self.handle = handle
-        if let destination = request.destination {
+        if let destination = rules.request.destination {
             descriptor = open(destination.path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
             guard descriptor >= 0 else {
                 return .cannotSave("cannot create \(destination.path): \(String(cString: strerror(errno)))")
@@ -79,10 +73,8 @@ final class CurlTransfer: @unchecked Sendable {
     /// Sets up the next hop (URL, what is left of the deadline, method); the engine then adds the handle.
     func beginHop() -> MediaFetchError? {
         guard let handle else { return CurlLibrary.failure("libcurl could not be initialised") }
-        let remaining = ContinuousClock.now.duration(to: request.deadline)
-        guard remaining > .zero else { return .timeout(received: received) }
-        let milliseconds = max(1, Int(saturating: remaining / .milliseconds(1)))
-        let transferURL = request.transferURL(for: deviceURL)
+        guard let milliseconds = rules.millisecondsLeft(at: .now) else { return .timeout(received: received) }
+        let transferURL = rules.transferURL
         _ = cnse_curl_setopt_string(handle, CURLOPT_URL, transferURL.absoluteString)
         _ = cnse_curl_setopt_long(handle, CURLOPT_TIMEOUT_MS, milliseconds)
         _ = cnse_curl_setopt_long(handle, CURLOPT_CONNECTTIMEOUT_MS, milliseconds)
@@ -104,30 +96,18 @@ final class CurlTransfer: @unchecked Sendable {
     }
 
     /// Judges the hop libcurl finished with `code`. Follows redirects itself rather than letting libcurl do it,
-    /// so every hop is judged as the device would judge it (App Transport Security, the schemes URLSession
-    /// follows, the redirect limit) on the URL the device would load, and every hop of a host-mapped transfer
-    /// stays on the mapped (loopback) server.
+    /// so every hop is judged as the device would judge it (`HopRules.follow`) on the URL the device would load,
+    /// and every hop of a host-mapped transfer stays on the mapped (loopback) server.
     func finishHop(_ code: CURLcode) -> HopEnd {
         writer?.flush(for: self)
         if let failure { return .done(.failure(failure)) }
         if code != CURLE_OK { return .done(.failure(error(for: code, errorText: errorBuffer.map { String(cString: $0) } ?? ""))) }
         guard let location = redirectLocation else {
             return .done(.success(TransferResult(
-                head: responseHead(), bytes: received, sha256: hasher.finalizeHex(), prefix: prefix, redirects: redirects,
+                head: responseHead(), bytes: received, sha256: hasher.finalizeHex(), prefix: prefix, redirects: rules.redirects,
                 body: body)))
         }
-        // The device resolves Location against the URL it loaded; an absolute Location that names the
-        // mapped server stands for the payload's own origin.
-        guard let resolved = URL(string: location, relativeTo: deviceURL)?.absoluteURL else {
-            return .done(.failure(.network("the server redirected to \"\(location)\", which is not a URL")))
-        }
-        let next = request.hostMapping?.deviceURL(for: resolved, original: deviceURL) ?? resolved
-        redirects += 1
-        guard redirects <= request.maxRedirects else { return .done(.failure(.tooManyRedirects(limit: request.maxRedirects))) }
-        guard ["http", "https"].contains(next.scheme?.lowercased() ?? "") else { return .done(.failure(.unsupportedRedirect(next))) }
-        guard request.transportSecurityAllows(next) else { return .done(.failure(.insecureRedirect(next))) }
-        if status == 303 || (method == "POST" && (status == 301 || status == 302)) { method = "GET" }
-        deviceURL = next
+        if let refusal = rules.follow(location, status: status) { return .done(.failure(refusal)) }
         return .redirected
     }
 
@@ -144,13 +124,14 @@ final class CurlTransfer: @unchecked Sendable {
         // Back to a plain GET first: a handle keeps what an earlier hop set.
         _ = cnse_curl_setopt_long(handle, CURLOPT_HTTPGET, 1)
         _ = cnse_curl_setopt_string(handle, CURLOPT_CUSTOMREQUEST, nil)
+        let method = rules.method
         switch method {
         case "GET":
             break
         case "HEAD":
             _ = cnse_curl_setopt_long(handle, CURLOPT_NOBODY, 1)
         default:
-            let body = method == request.parts.method.uppercased() ? request.parts.body ?? Data() : Data()
+            let body = rules.body
             _ = cnse_curl_setopt_off_t(handle, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(body.count))
             if body.isEmpty {
                 _ = cnse_curl_setopt_string(handle, CURLOPT_COPYPOSTFIELDS, "")
@@ -177,7 +158,7 @@ final class CurlTransfer: @unchecked Sendable {
         // libcurl's default read size. Every transfer in flight has a buffer of this size and a batch keeps
         // hundreds in flight, so a larger buffer costs megabytes for the little the fewer write callbacks save.
         _ = cnse_curl_setopt_long(handle, CURLOPT_BUFFERSIZE, Self.bufferSize)
-        for field in request.parts.headers {
+        for field in rules.request.parts.headers {
             headerList = curl_slist_append(headerList, "\(field.name): \(field.value)")
         }
         if let headerList { _ = cnse_curl_setopt_pointer(handle, CURLOPT_HTTPHEADER, headerList) }
@@ -223,23 +204,19 @@ final class CurlTransfer: @unchecked Sendable {
         return true
     }
 
-    /// The most header bytes one response may have: libcurl's own limit for a header line, applied to the
-    /// whole section so the refusal is ours, with our words, whatever libcurl's version does.
-    static let maxHeaderBytes = 100 * 1024
+    static let maxHeaderBytes = HopRules.maxHeaderBytes
 
     static let bufferSize = 16 * 1024
 
-    /// Where the current response sends the device: URLSession follows 301, 302, 303, 307 and 308 with a Location.
+    /// Where the current response sends the device.
     private var redirectLocation: String? {
-        guard [301, 302, 303, 307, 308].contains(status) else { return nil }
-        return headers["location"]
+        HopRules.redirectLocation(status: status, headers: headers)
     }
 
     /// Refuses a body whose Content-Length already exceeds the limit, before a byte of it arrives.
     private func checkAnnouncedLength() -> Bool {
-        let limit = currentLimit()
-        if let declared = headers["content-length"].flatMap(Int.init), declared > limit {
-            failure = .tooLarge(limit: limit, declared: declared)
+        if let refusal = HopRules.announcedLengthRefusal(headers: headers, limit: currentLimit()) {
+            failure = refusal
             return false
         }
         return true
@@ -247,7 +224,7 @@ final class CurlTransfer: @unchecked Sendable {
 
     private func currentLimit() -> Int {
         if let limit { return limit }
-        let decided = request.sizeLimit(responseHead())
+        let decided = rules.request.sizeLimit(responseHead())
         limit = decided
         return decided
     }
@@ -257,9 +234,8 @@ final class CurlTransfer: @unchecked Sendable {
         if failure != nil { return false }
         // A redirect's own body is read and dropped, as URLSession does; an endless one still ends with the budget.
         if redirectLocation != nil { return true }
-        let limit = currentLimit()
-        guard received + chunk.count <= limit else {
-            failure = .tooLarge(limit: limit, declared: headers["content-length"].flatMap(Int.init))
+        if let refusal = HopRules.bodyRefusal(received: received, adding: chunk.count, limit: currentLimit(), headers: headers) {
+            failure = refusal
             return false
         }
         if body != nil {
@@ -286,7 +262,7 @@ final class CurlTransfer: @unchecked Sendable {
             let written = write(descriptor, base + offset, bytes.count - offset)
             if written < 0 {
                 if errno == EINTR { continue }
-                failure = .cannotSave("cannot write \(request.destination?.path ?? "the body"): \(String(cString: strerror(errno)))")
+                failure = .cannotSave("cannot write \(rules.request.destination?.path ?? "the body"): \(String(cString: strerror(errno)))")
                 return
             }
             offset += written
@@ -294,7 +270,7 @@ final class CurlTransfer: @unchecked Sendable {
     }
 
     private func responseHead() -> ResponseHead {
-        ResponseHead(status: status, headers: headers, url: deviceURL)
+        rules.head(status: status, headers: headers)
     }
 
     private func error(for code: CURLcode, errorText: String) -> MediaFetchError {
@@ -303,7 +279,7 @@ final class CurlTransfer: @unchecked Sendable {
         case CURLE_OPERATION_TIMEDOUT:
             return .timeout(received: received)
         case CURLE_PARTIAL_FILE:
-            return .truncated(expected: headers["content-length"].flatMap(Int.init), received: received)
+            return HopRules.truncation(headers: headers, received: received)
         case CURLE_ABORTED_BY_CALLBACK:
             return .cancelled
         case CURLE_OUT_OF_MEMORY:

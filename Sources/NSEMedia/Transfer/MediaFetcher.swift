@@ -57,6 +57,8 @@ public struct FetchedResponse: Sendable {
 public struct MediaFetcher: Sendable {
     public var profile: DeviceProfile
     public var hostMapping: MediaHostMapping?
+    /// What carries the transfers: libcurl's, unless a unit test scripts the responses (`ScriptedTransport`).
+    package var transport: any MediaTransport = CurlTransport()
     /// When set (by a batch), `fetch` does not fetch a URL already fetched with the same profile and mapping:
     /// the cache hands out its own copy of the earlier download.
     public var cache: SharedMediaCache?
@@ -114,7 +116,7 @@ public struct MediaFetcher: Sendable {
         let tokens = cancellations + (cancellation.map { [$0] } ?? [])
         guard !tokens.contains(where: \.isCancelled) else { return completion(.failure(.cancelled)) }
         let request = transferRequest(url, to: destination, deadline: deadline, sizeLimit: sizeLimit)
-        TransferEngine.shared.submit(CurlTransfer(request, cancellations: tokens) { completion($0.media(file: destination)) })
+        transport.start(request, cancellations: tokens) { completion($0.media(file: destination)) }
     }
 
     /// Makes an app's request on the calling thread, which it blocks (URLSession's tasks run on threads of their
@@ -133,7 +135,7 @@ public struct MediaFetcher: Sendable {
         let tokens = cancellations + (cancellation.map { [$0] } ?? [])
         guard !tokens.contains(where: \.isCancelled) else { throw .cancelled }
         let latch = Latch<Result<TransferResult, MediaFetchError>>()
-        TransferEngine.shared.submit(CurlTransfer(request, cancellations: tokens) { latch.open($0) })
+        transport.start(request, cancellations: tokens) { latch.open($0) }
         let result = try latch.wait().get()
         return FetchedResponse(head: result.head, body: result.body, bytes: result.bytes, redirects: result.redirects)
     }
@@ -161,30 +163,30 @@ extension Result where Success == TransferResult {
 }
 
 /// What one transfer produced.
-struct TransferResult: Sendable {
-    var head: ResponseHead
-    var bytes: Int
-    var sha256: String
-    var prefix: [UInt8]
-    var redirects: Int
+package struct TransferResult: Sendable {
+    package var head: ResponseHead
+    package var bytes: Int
+    package var sha256: String
+    package var prefix: [UInt8]
+    package var redirects: Int
     /// The body, when the transfer had no file to write to.
-    var body: Data?
+    package var body: Data?
 }
 
 /// One download as the device makes it. The transfer itself may go elsewhere (`hostMapping`), hop by hop.
-struct TransferRequest: Sendable {
+package struct TransferRequest: Sendable {
     /// The URL the device loads first (the payload's).
-    var deviceURL: URL
+    package var deviceURL: URL
     /// The file the body goes to; nil keeps it in memory (bounded by `sizeLimit`).
-    var destination: URL?
-    var deadline: ContinuousClock.Instant
-    var maxRedirects: Int
+    package var destination: URL?
+    package var deadline: ContinuousClock.Instant
+    package var maxRedirects: Int
     /// App Transport Security's verdict on each URL the device would load: the first, and every redirect hop.
-    var transportSecurityAllows: @Sendable (URL) -> Bool
-    var sizeLimit: @Sendable (ResponseHead) -> Int
-    var hostMapping: MediaHostMapping?
+    package var transportSecurityAllows: @Sendable (URL) -> Bool
+    package var sizeLimit: @Sendable (ResponseHead) -> Int
+    package var hostMapping: MediaHostMapping?
     /// The app's method, headers and body; a plain GET for media.
-    var parts = HTTPRequestParts()
+    package var parts = HTTPRequestParts()
 
     /// Where the transfer for the device's `url` goes: the loopback server under a host mapping, else `url`.
     func transferURL(for url: URL) -> URL {
