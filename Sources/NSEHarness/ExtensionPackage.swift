@@ -206,8 +206,10 @@ public struct ExtensionPackage: Sendable {
     public let nseRoot: URL
     /// The content key of sources + nse's own sources: when it matches the last build's, nothing is rebuilt.
     public let key: String
-    /// The build folder every extension package of this nse checkout shares (`swift build --scratch-path`): nse's
-    /// modules are compiled there once, and a new extension folder compiles only its own files.
+    /// The build folder every extension package of this version of nse's sources shares (`swift build
+    /// --scratch-path`): nse's modules are compiled there once, and a new extension folder compiles only its own
+    /// files. Keyed by the sources' content, not only the checkout: an incremental build of nse's modules after a
+    /// change to one of them could link code compiled against the old shape of a type.
     public let sharedBuild: URL
 
     static let productName = "AppExtension"
@@ -241,9 +243,7 @@ public struct ExtensionPackage: Sendable {
         let place = SHA256()
         place.update(Array((sources.files.map(\.source.path) + [self.nseRoot.path]).joined(separator: "\n").utf8))
         directory = cacheRoot.appendingPathComponent("extension-" + place.finalizeHex().prefix(16))
-        let checkout = SHA256()
-        checkout.update(Array(self.nseRoot.path.utf8))
-        sharedBuild = cacheRoot.appendingPathComponent("build-" + checkout.finalizeHex().prefix(16))
+        sharedBuild = cacheRoot.appendingPathComponent(Self.sharedBuildName(nseRoot: self.nseRoot))
 
         let content = SHA256()
         content.update(Array("nse-extension-package 2\n\(self.nseRoot.path)\n\(sources.principalClass)\n".utf8))
@@ -299,6 +299,16 @@ public struct ExtensionPackage: Sendable {
         // One build at a time in the shared folder: every extension's program has the same name there.
         let shared = try Self.lock(sharedBuild.path + ".lock")
         defer { try? shared.close() }
+        // A new version of nse's sources: the same checkout's builds of earlier versions are no longer used.
+        if !manager.fileExists(atPath: sharedBuild.path) {
+            let checkoutPrefix = String(sharedBuild.lastPathComponent.prefix("build-".count + 16)) + "-"
+            let cache = sharedBuild.deletingLastPathComponent()
+            for name in (try? manager.contentsOfDirectory(atPath: cache.path)) ?? []
+            where name.hasPrefix(checkoutPrefix) && name != sharedBuild.lastPathComponent && !name.hasSuffix(".lock") {
+                try? manager.removeItem(at: cache.appendingPathComponent(name))
+                try? manager.removeItem(at: cache.appendingPathComponent(name + ".lock"))
+            }
+        }
         // SwiftPM reuses its build plan when the manifest reads the same, even for another package's folder: the
         // plan of the last extension built here would build that extension again. Planning anew takes a second.
         for triple in (try? manager.contentsOfDirectory(atPath: sharedBuild.path)) ?? [] {
@@ -393,6 +403,24 @@ public struct ExtensionPackage: Sendable {
         }
 
         var text: String { lines.joined(separator: "\n") }
+    }
+
+    /// `build-<checkout>-<sources>`: one per checkout and version of nse's sources (Sources/ and Package.swift).
+    public static func sharedBuildName(nseRoot: URL) -> String {
+        let checkout = SHA256()
+        checkout.update(Array(nseRoot.standardizedFileURL.path.utf8))
+        return "build-\(checkout.finalizeHex().prefix(16))-\(sourcesFingerprint(nseRoot: nseRoot).prefix(16))"
+    }
+
+    /// A digest of nse's own sources and manifest: what a build of its modules depends on.
+    public static func sourcesFingerprint(nseRoot: URL) -> String {
+        let digest = SHA256()
+        let files = swiftAndCFiles(under: nseRoot.appendingPathComponent("Sources")) + [nseRoot.appendingPathComponent("Package.swift")]
+        for file in files {
+            digest.update(Array("\(file.path)\n".utf8))
+            digest.update(readBytes(file))
+        }
+        return digest.finalizeHex()
     }
 
     private static func readBytes(_ url: URL) -> [UInt8] {

@@ -1,5 +1,6 @@
 import Foundation
 import NSEConcurrency
+import NSEHarness
 import NSETestSupport
 import Testing
 
@@ -79,8 +80,17 @@ struct ReadmeConsumerTests {
 
     /// Makes the next `swift build` plan anew: SwiftPM keeps a build folder's plan while the root manifest reads the
     /// same, so a file added to or removed from nse's sources would otherwise stop the kept build ("missing inputs").
+    /// Its build is also removed when nse's sources are another version than the build's (a stamp file records it):
+    /// an incremental build of nse's modules after a change could link code compiled against a type's old shape.
     static func forgetBuildPlan(of package: URL) {
         let build = package.appendingPathComponent(".build")
+        let stamp = package.appendingPathComponent(".nse-sources")
+        let version = ExtensionPackage.sourcesFingerprint(nseRoot: root)
+        if (try? String(contentsOf: stamp, encoding: .utf8)) != version {
+            try? FileManager.default.removeItem(at: build)
+            try? FileManager.default.createDirectory(at: package, withIntermediateDirectories: true)
+            try? Data(version.utf8).write(to: stamp)
+        }
         for triple in (try? FileManager.default.contentsOfDirectory(atPath: build.path)) ?? [] {
             try? FileManager.default.removeItem(at: build.appendingPathComponent("\(triple)/debug/description.json"))
         }
