@@ -99,7 +99,7 @@ let package = Package(
         .target(name: "OneSignalExtension", dependencies: ["UserNotifications", "NSEKit"]),
         .target(name: "BrazeNotificationService", dependencies: ["UserNotifications", "NSEKit"]),
         .target(name: "CTNotificationService", dependencies: ["UserNotifications", "NSEKit"]),
-        .target(name: "CleverTapSDK", dependencies: ["UserNotifications", "NSEKit"]),
+        .target(name: "CleverTapSDK", dependencies: ["UserNotifications", "UIKit", "NSEKit"]),
         .target(name: "IterableAppExtensions", dependencies: ["UserNotifications", "NSEKit"]),
         .target(name: "CioInternalCommon"),
         .target(name: "CioMessagingPush", dependencies: ["CioInternalCommon", "UserNotifications", "NSEKit"]),
