@@ -104,7 +104,7 @@ let package = Package(
         .target(name: "CioInternalCommon"),
         .target(name: "CioMessagingPush", dependencies: ["CioInternalCommon", "UserNotifications", "NSEKit"]),
         .target(name: "CioMessagingPushAPN", dependencies: ["CioMessagingPush", "CioInternalCommon", "UserNotifications"]),
-        .target(name: "Mixpanel", dependencies: ["UserNotifications", "NSEKit"]),
+        .target(name: "Mixpanel", dependencies: ["UserNotifications", "UIKit", "NSEKit"]),
         .target(name: "AirshipNotificationServiceExtension", dependencies: ["UserNotifications", "NSEKit", "UniformTypeIdentifiers", "os"]),
         .target(name: "PushwooshFramework", dependencies: ["UserNotifications", "NSEKit"]),
         .target(name: "PushwooshNotificationUI", dependencies: ["UserNotifications", "NSEKit"]),

@@ -1,0 +1,15 @@
+// A Mixpanel extension that tracks its own event through Mixpanel.h's `sharedInstanceWithToken:` and `track:`
+// before the SDK's helper runs, and names UIImage without importing UIKit (Mixpanel.h imports UIKit).
+import Mixpanel
+import UserNotifications
+
+class TrackingNotificationService: MPNotificationServiceExtension {
+    override func didReceive(_ request: UNNotificationRequest, withContentHandler contentHandler: @escaping (UNNotificationContent) -> Void) {
+        let mixpanel = Mixpanel.sharedInstance(withToken: "MIXPANEL_TOKEN")
+        mixpanel.identify("user-42")
+        mixpanel.track("Push Received", properties: ["source": "extension"])
+        mixpanel.flush()
+        _ = UIImage(named: "badge")
+        super.didReceive(request, withContentHandler: contentHandler)
+    }
+}
