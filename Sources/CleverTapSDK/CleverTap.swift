@@ -1,7 +1,8 @@
-// CleverTapSDK is an Objective-C framework whose umbrella header (CleverTap.h) imports Foundation and UIKit, which
-// Swift then sees re-exported: so does this stand-in. (It also imports CoreLocation, which has no stand-in.)
+// CleverTapSDK is an Objective-C framework whose umbrella header (CleverTap.h) imports Foundation, UIKit and
+// CoreLocation, which Swift then sees re-exported. This stand-in re-exports Foundation only: re-exporting UIKit
+// would make every file that imports CleverTapSDK and Testing ask for Swift Testing's `_Testing_UIKit` overlay,
+// which exists only on Apple's systems (docs/sdks.md, "What an extension can call").
 @_exported import Foundation
-@_exported import UIKit
 import NSEMedia
 import NSEPush
 import Synchronization

@@ -1,6 +1,7 @@
-// Mixpanel.h (the framework's umbrella header) imports Foundation and UIKit, which Swift sees re-exported.
+// Mixpanel.h (the framework's umbrella header) imports Foundation and UIKit, which Swift sees re-exported. UIKit is
+// not re-exported here: with Testing in the same file it asks for `_Testing_UIKit`, which exists only on Apple's
+// systems (docs/sdks.md, "What an extension can call").
 @_exported import Foundation
-@_exported import UIKit
 import NSEPipeline
 import NSEPush
 import UserNotifications

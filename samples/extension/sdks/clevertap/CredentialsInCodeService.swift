@@ -1,6 +1,5 @@
 // A CleverTap extension that sets the account in code (CleverTap.h's setCredentialsWithAccountID:token:region:)
-// rather than in its Info.plist, and names UIImage without importing UIKit: CleverTap.h imports UIKit, so on
-// Apple `import CleverTapSDK` brings it.
+// rather than in its Info.plist, and logs in under its own CleverTap ID.
 import CTNotificationService
 import CleverTapSDK
 
@@ -9,8 +8,6 @@ class CredentialsInCodeService: CTNotificationServiceExtension {
         CleverTap.setCredentialsWithAccountID("TEST-ACC-ID", token: "TEST-TOKEN", region: "eu1")
         CleverTap.sharedInstance(withCleverTapID: "user-42")?.onUserLogin(["Identity": "42"], withCleverTapID: "user-42")
         CleverTap.sharedInstance()?.recordNotificationViewedEvent(withData: request.content.userInfo)
-        // The app's placeholder is not in the emulated bundle: nil, as on a device without it.
-        _ = UIImage(named: "placeholder")
         super.didReceive(request, withContentHandler: contentHandler)
     }
 }

@@ -22,7 +22,7 @@ struct CleverTapExtensionTests {
         #expect(SDKSamples.comparableCodes(delivered, expected: expected, ignoring: ["sdk.clevertap.event"]) == Set(expected.codes), "\(delivered.diagnostics)")
     }
 
-    // CleverTap.h's account-in-code set-up and UIKit re-export: the image still shows and the account is recorded.
+    // CleverTap.h's account-in-code set-up: the image still shows and the account is recorded.
     @Test func anExtensionSettingTheAccountInCodeShowsTheImage() async throws {
         let (delivered, expected) = try await SDKSamples.runSample(CredentialsInCodeService.self, sdk: "clevertap", name: "image-ok", expiryGrace: .seconds(1))
         #expect(expected.imageShown)

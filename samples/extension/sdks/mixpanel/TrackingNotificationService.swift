@@ -1,5 +1,5 @@
 // A Mixpanel extension that tracks its own event through Mixpanel.h's `sharedInstanceWithToken:` and `track:`
-// before the SDK's helper runs, and names UIImage without importing UIKit (Mixpanel.h imports UIKit).
+// before the SDK's helper runs.
 import Mixpanel
 import UserNotifications
 
@@ -9,7 +9,6 @@ class TrackingNotificationService: MPNotificationServiceExtension {
         mixpanel.identify("user-42")
         mixpanel.track("Push Received", properties: ["source": "extension"])
         mixpanel.flush()
-        _ = UIImage(named: "badge")
         super.didReceive(request, withContentHandler: contentHandler)
     }
 }
