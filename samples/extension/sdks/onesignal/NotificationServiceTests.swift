@@ -26,7 +26,7 @@ struct OneSignalNotificationServiceTests {
     // and calling the handler-less form gets the same image as the documented file.
     @Test(.timeLimit(.minutes(1)))
     func anExtensionImportingOnlyOneSignalShowsTheImage() async throws {
-        let (delivered, expected) = try await SDKSamples.runSample(OnlyOneSignalImportedService.self, sdk: "onesignal", name: "image-jpg")
+        let (delivered, expected) = try await SDKSamples.runSample(OnlyOneSignalImportedService.self, sdk: "onesignal", name: "image-jpg.json")
         #expect(expected.imageShown)
         #expect(delivered.imageShown == expected.imageShown, "\(delivered.diagnostics)")
         #expect(delivered.outcome == expected.outcome, "\(delivered.diagnostics)")
