@@ -48,7 +48,7 @@ open class Mixpanel: NSObject, @unchecked Sendable {
         super.init()
     }
 
-    /// `sharedInstanceWithToken:`: the instance that later calls track with.
+    /// `sharedInstanceWithToken:`: the instance the extension tracks with, for that project token.
     public class func sharedInstance(withToken apiToken: String) -> Mixpanel {
         Mixpanel(token: apiToken)
     }
