@@ -1,4 +1,7 @@
-// CleverTapSDK is an Objective-C framework whose umbrella header imports Foundation, which Swift then sees re-exported: so does this stand-in.
+// CleverTapSDK is an Objective-C framework whose umbrella header (CleverTap.h) imports Foundation, UIKit and
+// CoreLocation, which Swift then sees re-exported. This stand-in re-exports Foundation only: re-exporting UIKit
+// would make every file that imports CleverTapSDK and Testing ask for Swift Testing's `_Testing_UIKit` overlay,
+// which exists only on Apple's systems (docs/sdks.md, "What an extension can call").
 @_exported import Foundation
 import NSEMedia
 import NSEPush
@@ -31,6 +34,30 @@ open class CleverTap: NSObject, @unchecked Sendable {
         shared
     }
 
+    /// `sharedInstanceWithCleverTapID:`: the shared instance under an app-chosen CleverTap ID (the SDK honours it
+    /// only with `CleverTapUseCustomId` in the Info.plist, which the emulator cannot see).
+    open class func sharedInstance(withCleverTapID cleverTapID: String) -> CleverTap? {
+        StandInRun.log(.debug, "sharedInstance(withCleverTapID: \(cleverTapID))", source: "CleverTap", subsystem: "com.clevertap", category: "sdk")
+        return shared
+    }
+
+    /// `setCredentialsWithAccountID:andToken:`: the account set in code instead of the Info.plist, for the shared
+    /// instance made after it. Recorded: nothing is sent.
+    open class func setCredentialsWithAccountID(_ accountID: String, andToken token: String) {
+        recordCredentials(accountID, region: nil)
+    }
+
+    /// `setCredentialsWithAccountID:token:region:`.
+    open class func setCredentialsWithAccountID(_ accountID: String, token: String, region: String) {
+        recordCredentials(accountID, region: region)
+    }
+
+    private static func recordCredentials(_ accountID: String, region: String?) {
+        let missing = accountID.isEmpty ? " The account ID is empty: the SDK makes no shared instance, so sharedInstance() is nil on a device." : ""
+        StandInRun.log(.info, "setCredentials(accountID: \(accountID)\(region.map { ", region: \($0)" } ?? ""))", source: "CleverTap", subsystem: "com.clevertap", category: "sdk")
+        StandInRun.record(.info(.sdkCleverTapEvent, "CleverTap's account is set in code (\(accountID.isEmpty ? "empty" : accountID)\(region.map { ", region \($0)" } ?? "")); the extension's events go to it.\(missing)"))
+    }
+
     open class func setDebugLevel(_ level: Int32) {
         Self.level.withLock { $0 = CleverTapLogLevel(rawValue: max(-1, min(1, level))) ?? .debug }
         StandInRun.log(.debug, "setDebugLevel(\(level))", source: "CleverTap", subsystem: "com.clevertap", category: "sdk")
@@ -54,6 +81,10 @@ open class CleverTap: NSObject, @unchecked Sendable {
 
     open func onUserLogin(_ properties: [AnyHashable: Any]) {
         record("a user login (\(Self.keys(properties)))")
+    }
+
+    open func onUserLogin(_ properties: [AnyHashable: Any], withCleverTapID cleverTapID: String) {
+        record("a user login as CleverTap ID \(cleverTapID) (\(Self.keys(properties)))")
     }
 
     /// Queues "Notification Viewed" with the payload's `wzrk_` (and `W$`) fields, as `CTEventBuilder`'s

@@ -16,6 +16,13 @@ enum MixpanelFindings {
         .warning(.sdkMixpanelTracking, "Mixpanel does not track \(event): the payload's `mp` dictionary has no `\(missing)` (the SDK logs it and moves on). Pushes sent by Mixpanel carry it.")
     }
 
+    static func trackedCall(_ event: String, properties: Int, hasToken: Bool) -> Diagnostic {
+        guard hasToken else {
+            return .warning(.sdkMixpanelTracking, "Mixpanel does not send \(event): the instance has an empty project token. Pass the project's token to sharedInstance(withToken:).")
+        }
+        return .info(.sdkMixpanelTracking, "Mixpanel would track \(event) with \(properties) propert\(properties == 1 ? "y" : "ies") and flush it to https://api.mixpanel.com at once, as it does in an app extension (recorded, not sent).")
+    }
+
     static func tracked(_ event: String, campaign: String, message: String) -> Diagnostic {
         .info(.sdkMixpanelTracking, "Mixpanel would track \(event) (campaign_id \(campaign), message_id \(message)) and flush it to https://api.mixpanel.com from the extension (recorded, not sent).")
     }

@@ -1,4 +1,8 @@
+// Mixpanel.h (the framework's umbrella header) imports Foundation and UIKit, which Swift sees re-exported. UIKit is
+// not re-exported here: with Testing in the same file it asks for `_Testing_UIKit`, which exists only on Apple's
+// systems (docs/sdks.md, "What an extension can call").
 @_exported import Foundation
+import NSEPipeline
 import NSEPush
 import UserNotifications
 
@@ -28,5 +32,40 @@ open class Mixpanel: NSObject, @unchecked Sendable {
             return
         }
         environment?.record(MixpanelFindings.tracked(event, campaign: "\(fields["c"] ?? "")", message: "\(fields["m"] ?? "")"))
+    }
+
+    // Mixpanel.h's set-up and tracking calls, as an extension may make them. An app extension's Mixpanel flushes
+    // each event at once (MIXPANEL_FLUSH_IMMEDIATELY in Mixpanel.h): recorded on the run, never sent.
+    private let token: String
+
+    public override init() {
+        token = ""
+        super.init()
+    }
+
+    init(token: String) {
+        self.token = token
+        super.init()
+    }
+
+    /// `sharedInstanceWithToken:`: the instance the extension tracks with, for that project token.
+    public class func sharedInstance(withToken apiToken: String) -> Mixpanel {
+        Mixpanel(token: apiToken)
+    }
+
+    public func identify(_ distinctId: String) {
+        ExtensionEnvironment.current?.log(.info, "identify(\(distinctId))", source: "Mixpanel", subsystem: "com.mixpanel", category: "sdk")
+    }
+
+    public func track(_ event: String) {
+        track(event, properties: nil)
+    }
+
+    public func track(_ event: String, properties: [AnyHashable: Any]?) {
+        ExtensionEnvironment.current?.record(MixpanelFindings.trackedCall(event, properties: properties?.count ?? 0, hasToken: !token.isEmpty))
+    }
+
+    public func flush() {
+        ExtensionEnvironment.current?.log(.info, "flush()", source: "Mixpanel", subsystem: "com.mixpanel", category: "sdk")
     }
 }

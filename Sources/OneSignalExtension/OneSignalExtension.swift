@@ -1,6 +1,8 @@
 @_exported import Foundation
 import NSEReports
-import UserNotifications
+// OneSignalExtension.h imports Foundation and UserNotifications, and a framework's clang module re-exports what its
+// umbrella header imports: an extension that imports only OneSignalExtension still names UN* types.
+@_exported import UserNotifications
 
 /// OneSignal's Notification Service Extension entry points (module `OneSignalExtension`, OneSignal-iOS-SDK 5),
 /// as an app's `NotificationService.swift` calls them. The rules are OneSignal's, read in its source

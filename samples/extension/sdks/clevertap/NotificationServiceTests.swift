@@ -21,4 +21,12 @@ struct CleverTapExtensionTests {
         #expect(delivered.diagnostics.contains { $0.code == .sdkCleverTapEvent && $0.severity == .info })
         #expect(SDKSamples.comparableCodes(delivered, expected: expected, ignoring: ["sdk.clevertap.event"]) == Set(expected.codes), "\(delivered.diagnostics)")
     }
+
+    // CleverTap.h's account-in-code set-up: the image still shows and the account is recorded.
+    @Test func anExtensionSettingTheAccountInCodeShowsTheImage() async throws {
+        let (delivered, expected) = try await SDKSamples.runSample(CredentialsInCodeService.self, sdk: "clevertap", name: "image-ok.json", expiryGrace: .seconds(1))
+        #expect(expected.imageShown)
+        #expect(delivered.imageShown == expected.imageShown, "\(delivered.diagnostics)")
+        #expect(delivered.diagnostics.contains { $0.code == .sdkCleverTapEvent && $0.message.contains("TEST-ACC-ID, region eu1") }, "\(delivered.diagnostics)")
+    }
 }

@@ -19,4 +19,13 @@ struct MixpanelNotificationServiceTests {
         #expect(delivered.result.verdict == expected.verdict)
         for code in expected.codes { #expect(codes.contains(code), "\(name) lacks \(code): \(codes)") }
     }
+
+    // Mixpanel.h's tracking calls made before the helper: recorded, and the image still shows.
+    @Test(.timeLimit(.minutes(1)))
+    func anExtensionTrackingItsOwnEventShowsTheImage() async throws {
+        let (delivered, expected) = try await SDKSamples.runSample(TrackingNotificationService.self, sdk: "mixpanel", name: "image-and-buttons.json")
+        #expect(expected.imageShown)
+        #expect(delivered.imageShown == expected.imageShown, "\(delivered.diagnostics)")
+        #expect(delivered.diagnostics.contains { $0.code == .sdkMixpanelTracking && $0.message.contains("Push Received with 1 property") }, "\(delivered.diagnostics)")
+    }
 }

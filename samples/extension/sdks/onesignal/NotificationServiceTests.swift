@@ -21,4 +21,14 @@ struct OneSignalNotificationServiceTests {
         // OneSignal's requests go through the emulated network and are recorded on the run.
         #expect(delivered.activity.requests.allSatisfy { $0.api == "OneSignal data task" })
     }
+
+    // An extension importing only OneSignalExtension (which re-exports UserNotifications, as its header does)
+    // and calling the handler-less form gets the same image as the documented file.
+    @Test(.timeLimit(.minutes(1)))
+    func anExtensionImportingOnlyOneSignalShowsTheImage() async throws {
+        let (delivered, expected) = try await SDKSamples.runSample(OnlyOneSignalImportedService.self, sdk: "onesignal", name: "image-jpg.json")
+        #expect(expected.imageShown)
+        #expect(delivered.imageShown == expected.imageShown, "\(delivered.diagnostics)")
+        #expect(delivered.outcome == expected.outcome, "\(delivered.diagnostics)")
+    }
 }
