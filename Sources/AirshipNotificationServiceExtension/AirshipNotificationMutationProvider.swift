@@ -1,8 +1,4 @@
 import Foundation
-import NSEBatch
-import NSEMedia
-import NSEPush
-import NSEReports
 import Synchronization
 import UniformTypeIdentifiers
 import UserNotifications

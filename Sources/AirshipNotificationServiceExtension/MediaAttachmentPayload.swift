@@ -1,7 +1,5 @@
 import Foundation
-import NSEMedia
 import NSEPush
-import NSEReports
 import UserNotifications
 
 /// `com.urbanairship.media_attachment`, parsed as Airship's `Decodable` does (MediaAttachmentPayload.swift): a

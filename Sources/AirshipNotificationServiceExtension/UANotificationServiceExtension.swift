@@ -1,11 +1,11 @@
 @_exported import Foundation
-import NSEPush
-import NSEMedia
-import NSEPipeline
-import NSEReports
-import NSEBatch
 import Synchronization
 import UserNotifications
+import NSEBatch
+import NSEMedia
+import NSEPipeline
+import NSEPush
+import NSEReports
 
 /// Airship's notification service extension (urbanairship/ios-library, AirshipExtensions/
 /// AirshipNotificationServiceExtension). Apps subclass it, optionally overriding `airshipConfig`:

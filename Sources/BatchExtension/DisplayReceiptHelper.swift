@@ -1,7 +1,7 @@
 import Foundation
-import NSEPipeline
 import NSEPush
 import UserNotifications
+import NSEPipeline
 
 /// Batch's display receipts (BatchLabs/Batch-iOS-SDK-Extension, `Sources/Swift/Display Receipt/
 /// DisplayReceiptHelper.swift`): an extension written without the drop-in subclass calls

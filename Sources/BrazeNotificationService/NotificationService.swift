@@ -1,10 +1,6 @@
 @_exported import UserNotifications
 import Foundation
 import NSEPush
-import NSEMedia
-import NSEPipeline
-import NSEReports
-import NSEBatch
 import Synchronization
 
 /// Braze's notification service extension, as apps use it: `class NotificationService:

@@ -3,9 +3,6 @@
 @_exported import UserNotifications
 import Foundation
 import NSEPush
-import NSEMedia
-import NSEPipeline
-import NSEBatch
 import Synchronization
 
 /// CleverTap's drop-in Notification Service Extension (CleverTap/CTNotificationService,

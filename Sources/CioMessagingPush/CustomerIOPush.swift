@@ -1,10 +1,10 @@
 import Foundation
 import CioInternalCommon
-import NSEMedia
-import NSEPipeline
 import NSEPush
-import NSEReports
 import Synchronization
+import NSEPipeline
+import NSEMedia
+import NSEReports
 
 /// One Customer.io push in the extension (the SDK's `NSEPushCoordinator`): the "delivered" metric and the rich
 /// push image side by side, then the content handler once.

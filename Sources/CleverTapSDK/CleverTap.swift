@@ -3,11 +3,11 @@
 // would make every file that imports CleverTapSDK and Testing ask for Swift Testing's `_Testing_UIKit` overlay,
 // which exists only on Apple's systems (docs/sdks.md, "What an extension can call").
 @_exported import Foundation
-import NSEMedia
 import NSEPush
 import Synchronization
 import UserNotifications
 import NSEPipeline
+import NSEMedia
 
 /// CleverTap's log levels (`CleverTapLogLevel` in CleverTap/clevertap-ios-sdk, `CleverTapSDK/CleverTap.h`).
 public enum CleverTapLogLevel: Int32, Sendable {

@@ -2,8 +2,6 @@
 import NSEPush
 import NSEMedia
 import NSEPipeline
-import NSEReports
-import NSEBatch
 import UserNotifications
 
 /// Firebase Messaging's entry points that a Notification Service Extension uses.

@@ -1,6 +1,5 @@
 import Foundation
 import NSEPush
-import NSEMedia
 import UserNotifications
 
 // The types of a call as Intents describes it (Apple's INCallRecordType.h, INCallAudioRoute.h,

@@ -1,9 +1,9 @@
 @_exported import Foundation
 import NSEPush
 import NSEMedia
-import NSEBatch
 import UserNotifications
 import NSEPipeline
+import NSEBatch
 
 /// An image for an intent: the sender's avatar of a communication notification.
 open class INImage: NSObject, @unchecked Sendable {

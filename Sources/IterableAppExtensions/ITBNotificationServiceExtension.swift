@@ -1,10 +1,6 @@
 @_exported import UserNotifications
 import Foundation
 import NSEPush
-import NSEMedia
-import NSEPipeline
-import NSEReports
-import NSEBatch
 import Synchronization
 
 /// Lets an app handle the pushes that are not Iterable's (no `itbl` key) itself.

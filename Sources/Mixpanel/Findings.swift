@@ -1,6 +1,4 @@
-import NSEMedia
 import NSEPush
-import NSEReports
 
 /// What the run reports about Mixpanel's helper: every message in one table, the logic stays in the helper.
 /// Rules read in mixpanel-iphone 3.x (`Mixpanel/MPNotificationServiceExtension.m`, `Mixpanel/Mixpanel.m`).

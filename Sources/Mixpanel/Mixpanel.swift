@@ -2,9 +2,9 @@
 // not re-exported here: with Testing in the same file it asks for `_Testing_UIKit`, which exists only on Apple's
 // systems (docs/sdks.md, "What an extension can call").
 @_exported import Foundation
-import NSEPipeline
 import NSEPush
 import UserNotifications
+import NSEPipeline
 
 /// The part of Mixpanel's `Mixpanel` class that its notification service extension uses (mixpanel-iphone 3.x,
 /// `Mixpanel/Mixpanel.m`): recognising a Mixpanel push, and tracking its delivery. The tracking is recorded on

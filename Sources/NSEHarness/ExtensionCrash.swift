@@ -1,6 +1,4 @@
-import NSEBatch
 import NSEPipeline
-import NSEPush
 
 /// The extension's process ended without a result (a crash: a force unwrap of nil, an index out of range, a
 /// fatalError), or had to be stopped: on a phone iOS shows the original content. Run in place of the extension,

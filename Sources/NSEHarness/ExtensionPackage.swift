@@ -1,10 +1,7 @@
 import Foundation
-import NSEBatch
 import NSEConcurrency
 import NSEMedia
-import NSEPipeline
 import NSEPush
-import NSEReports
 
 /// Why an app's extension folder cannot be built and run.
 public enum ExtensionBuildError: Error, Sendable, CustomStringConvertible {

@@ -1,9 +1,7 @@
 import Foundation
-import NSEBatch
 import NSEConcurrency
 import NSEMedia
 import NSEPipeline
-import NSEPush
 import NSEReports
 
 /// One payload run by the program built from the app's extension, in a process of its own.

@@ -1,5 +1,4 @@
 import Foundation
-import NSEBatch
 import NSEMedia
 import NSEPipeline
 import NSEPush

@@ -1,10 +1,8 @@
 import Foundation
-import NSEBatch
 import NSEConcurrency
 import NSEMedia
 import NSEPipeline
 import NSEPush
-import NSEReports
 import Synchronization
 import UserNotifications
 

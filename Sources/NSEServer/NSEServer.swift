@@ -2,10 +2,6 @@ import Foundation
 import NIOCore
 import NIOPosix
 import NIOSSL
-import NSEPush
-import NSEMedia
-import NSEReports
-import NSEBatch
 import Synchronization
 
 /// `nse serve`: APNs's and FCM's endpoints and the emulator's control API on one plain port (HTTP/1.1 and h2c),

@@ -1,6 +1,5 @@
 import Foundation
 import NSEPush
-import NSEReports
 import UserNotifications
 
 /// What the run reports about Notificare's helper; read in Notificare/notificare-sdk-ios 4.2.3

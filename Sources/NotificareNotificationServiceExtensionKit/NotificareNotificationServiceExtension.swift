@@ -1,10 +1,10 @@
 @_exported import Foundation
 import NSEPush
-import NSEMedia
-import NSEReports
 import UniformTypeIdentifiers
 import UserNotifications
 import NSEPipeline
+import NSEMedia
+import NSEReports
 
 /// Notificare's service-extension helper (Notificare/notificare-sdk-ios 4.x,
 /// `NotificareNotificationServiceExtensionKit/Sources/NotificareNotificationServiceExtension.swift`). Extensions

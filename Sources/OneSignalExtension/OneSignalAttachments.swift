@@ -1,8 +1,6 @@
 import Foundation
-import NSEBatch
 import NSEMedia
 import NSEPush
-import NSEReports
 import UserNotifications
 
 /// `att` (`OneSignalAttachmentHandler.addAttachments` and `downloadMediaAndSaveInBundle`): every item is

@@ -1,10 +1,10 @@
 import Foundation
+import UserNotifications
+import NSEPush
 import NSEBatch
 import NSEMedia
 import NSEPipeline
-import NSEPush
 import NSEReports
-import UserNotifications
 
 /// `badge_inc` (`OneSignalExtensionBadgeHandler.m`): the count OneSignal caches in the app group's defaults
 /// (`onesignalBadgeCount`), plus the increment, never below 0, becomes the badge.

@@ -1,5 +1,4 @@
 @_exported import Foundation
-import NSEReports
 // OneSignalExtension.h imports Foundation and UserNotifications, and a framework's clang module re-exports what its
 // umbrella header imports: an extension that imports only OneSignalExtension still names UN* types.
 @_exported import UserNotifications

@@ -1,7 +1,5 @@
 import Foundation
-import NSEMedia
 import NSEPush
-import NSEReports
 
 /// What the run reports about Pushwoosh's helper; read in Pushwoosh/pushwoosh-ios-sdk 7.1.3
 /// (iOS_SDK/Pushwoosh/Pushwoosh/Public: PWNotificationServiceProcessor.m, PushwooshNotificationServiceExtension.m,

@@ -1,5 +1,4 @@
 import Foundation
-import NSEPipeline
 import NSEPush
 import Synchronization
 import UserNotifications

@@ -1,5 +1,4 @@
 @_exported import Foundation
-import NSEPipeline
 import Synchronization
 import UserNotifications
 

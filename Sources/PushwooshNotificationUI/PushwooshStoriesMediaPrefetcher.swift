@@ -1,10 +1,10 @@
 @_exported import Foundation
 import NSEPush
 import NSEMedia
-import NSEReports
 import Synchronization
 import UserNotifications
 import NSEPipeline
+import NSEReports
 
 /// The service-extension half of Pushwoosh's `PushwooshNotificationUI` module (pushwoosh-ios-sdk,
 /// `PushwooshNotificationUI/Sources`): a Notification Service Extension imports it beside `PushwooshFramework`

@@ -1,7 +1,5 @@
 import Foundation
-import NSEBatch
 import NSEMedia
-import NSEReports
 import UserNotifications
 
 /// The main screen, for code that scales by it: an iPhone with a 3x display.

@@ -1,7 +1,6 @@
 @_exported import Foundation
 import NSEPush
 import NSEMedia
-import NSEBatch
 import UserNotifications
 import NSEPipeline
 

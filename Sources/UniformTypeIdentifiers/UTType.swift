@@ -1,8 +1,6 @@
 // Apple's UniformTypeIdentifiers is a Clang module over Foundation, which it re-exports: so does this stand-in.
 @_exported import Foundation
-import NSEMedia
 import NSEPush
-import NSEReports
 
 /// A uniform type identifier, as `UniformTypeIdentifiers` (iOS 14) describes it. Extensions use it for
 /// the attachment type hint: `UNNotificationAttachmentOptionsTypeHintKey: UTType.png.identifier`.

@@ -1,7 +1,6 @@
 import Foundation
-import NSEPush
 import NSEMedia
-import NSEReports
+import NSEPush
 
 /// The app's own images, by name (`UIImage(named:)`, `INImage(named:)`). On a device they come from the app's
 /// asset catalog or bundle; nse has neither (Xcode compiles the catalog, and the extension's files are all nse

@@ -1,7 +1,6 @@
 import Foundation
 import NSEMedia
 import NSEPush
-import NSEReports
 
 extension UNNotificationContent {
     /// The content iOS hands the extension for a payload.

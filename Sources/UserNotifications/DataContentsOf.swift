@@ -1,6 +1,5 @@
 import Foundation
 import NSEMedia
-import NSEPush
 
 extension Data {
     /// `Data(contentsOf:)` as an extension calls it. On Linux, Foundation's returns nothing for an http(s) URL

@@ -1,10 +1,8 @@
 import Foundation
-import NSEBatch
 import NSEConcurrency
 import NSEMedia
 import NSEPipeline
 import NSEPush
-import NSEReports
 import Synchronization
 
 /// One harness run as the UserNotifications and Firebase stand-ins see it: the time budget, the network

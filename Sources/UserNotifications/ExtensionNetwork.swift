@@ -1,10 +1,8 @@
 import Foundation
 import FoundationNetworking
-import NSEBatch
 import NSEMedia
 import NSEPipeline
 import NSEPush
-import NSEReports
 
 /// One request the extension makes through `URLSession` or `Data(contentsOf:)`, in the terms the network needs.
 struct ExtensionHTTPRequest: Sendable {

@@ -1,7 +1,6 @@
 import Foundation
 import FoundationNetworking
 import NSEMedia
-import NSEPush
 
 /// A download an SDK's helper makes on its caller's own thread and waits for (OneSignal's "direct download":
 /// a data task streamed to a file while the caller spins its run loop). It goes through the same emulated

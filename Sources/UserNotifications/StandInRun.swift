@@ -1,5 +1,4 @@
 import Foundation
-import NSEBatch
 import NSEPipeline
 import NSEPush
 import os

@@ -1,9 +1,7 @@
 import Foundation
-import NSEBatch
 import NSEMedia
-import NSEPipeline
 import NSEPush
-import NSEReports
+import NSEPipeline
 
 /// The type identifier to use instead of the one the file extension implies (a String UTI).
 public let UNNotificationAttachmentOptionsTypeHintKey = "UNNotificationAttachmentOptionsTypeHintKey"

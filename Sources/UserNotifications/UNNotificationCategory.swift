@@ -1,7 +1,5 @@
 import Foundation
 import NSEPipeline
-import NSEPush
-import NSEReports
 
 /// How an action behaves when the user taps it.
 public struct UNNotificationActionOptions: OptionSet, Sendable, Hashable {

@@ -1,7 +1,5 @@
 @_exported import Foundation
 import NSEPush
-import NSEPipeline
-import NSEReports
 
 /// The content of a notification, as `UserNotifications` on iOS describes it: read-only here,
 /// writable in `UNMutableNotificationContent`. `mutableCopy()` and `copy()` work as on iOS.

@@ -3,10 +3,6 @@ import Foundation
 import NSEConcurrency
 import Synchronization
 import NSEPush
-import NSEMedia
-import NSEPipeline
-import NSEReports
-import NSEBatch
 
 /// `URLSession` for an app's extension compiled on Linux. Every file that imports UserNotifications sees this
 /// class instead of FoundationNetworking's, so the extension's own requests go through the emulated device

@@ -1,10 +1,8 @@
 import Foundation
 import FoundationNetworking
-import NSEBatch
 import NSEMedia
-import NSEPipeline
-import NSEPush
 import Synchronization
+import NSEPipeline
 
 /// A task of the stand-in `URLSession`: created suspended, started by `resume()`, run on a thread of its own
 /// through the emulated network, completed once (handler or delegate), as on iOS.

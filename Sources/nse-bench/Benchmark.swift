@@ -1,10 +1,6 @@
 import Foundation
 import ArgumentParser
-import NSEBatch
-import NSEMedia
 import NSEMediaServer
-import NSEPipeline
-import NSEPush
 
 /// `make bench`: `nse batch` against its floors and against a Python pipeline, on generated corpora served
 /// from loopback. Prints payloads/s, MB/s, peak RSS and the ratios the goals are set in; see docs/performance.md.

@@ -1,11 +1,6 @@
 import Foundation
 import CImageFixtures
-import NSEBatch
-import NSEMedia
 import NSEMediaServer
-import NSEPipeline
-import NSEPush
-import NSEReports
 
 /// The CPU-bound workloads of `make bench` (issue 12): every push with its own large image (300 images, about
 /// 290 MB), and 1000 pushes sharing 120 images; each against the decode floor, Pillow's full-decode floor and the

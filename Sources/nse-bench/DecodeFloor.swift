@@ -2,7 +2,6 @@ import Foundation
 import NSEConcurrency
 import NSEMedia
 import NSEPush
-import NSEReports
 import Synchronization
 
 /// The least time the batch could take: decoding the same images with the same libraries (ImageDecoder over

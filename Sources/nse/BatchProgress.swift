@@ -1,9 +1,9 @@
 import Foundation
-import NSEMedia
 import NSEPipeline
-import NSEPush
 import NSEReports
 import Synchronization
+import NSEPush
+import NSEMedia
 
 /// What the user sees while a batch runs: a redrawn progress line on a terminal, one line per file (in input
 /// order) when output goes to a pipe or a file, or nothing.

@@ -1,9 +1,6 @@
 import Foundation
-import NSEBatch
 import NSEConcurrency
 import NSEMedia
-import NSEPipeline
-import NSEPush
 import NSEReports
 import Synchronization
 

@@ -1,6 +1,4 @@
 import Foundation
-import NSEBatch
-import NSEMedia
 import NSEReports
 
 /// What a batch worker was doing, written as it happens so that it survives the worker's crash: a line

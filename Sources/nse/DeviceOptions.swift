@@ -1,10 +1,7 @@
 import Foundation
 import ArgumentParser
-import NSEBatch
-import NSEMedia
 import NSEPipeline
 import NSEPush
-import NSEReports
 
 /// The device assumptions a user may change: the documented defaults are in the README.
 struct DeviceOptions: ParsableArguments {

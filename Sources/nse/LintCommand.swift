@@ -1,7 +1,5 @@
 import Foundation
 import ArgumentParser
-import NSEBatch
-import NSEPipeline
 import NSEPush
 import NSEReports
 

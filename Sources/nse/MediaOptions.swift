@@ -2,7 +2,6 @@ import Foundation
 import ArgumentParser
 import NSEMedia
 import NSEMediaServer
-import NSEPush
 
 /// `--media DIR`, shared by `process` and `batch`: serve a folder on loopback and fetch every media URL from it.
 struct MediaOptions: ParsableArguments {

@@ -3,9 +3,7 @@ import ArgumentParser
 import CNSESystem
 import NSEBatch
 import NSEMedia
-import NSEPipeline
 import NSEPush
-import NSEReports
 
 @main
 struct NSECommand: AsyncParsableCommand {

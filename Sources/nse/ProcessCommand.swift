@@ -1,6 +1,5 @@
 import Foundation
 import ArgumentParser
-import NSEBatch
 import NSEHarness
 import NSEMedia
 import NSEMediaServer

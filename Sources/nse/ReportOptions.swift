@@ -1,6 +1,5 @@
 import Foundation
 import ArgumentParser
-import NSEMedia
 import NSEPush
 import NSEReports
 

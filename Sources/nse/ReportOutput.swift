@@ -1,6 +1,5 @@
 import Foundation
 import ArgumentParser
-import NSEPipeline
 import NSEPush
 import NSEReports
 

@@ -1,10 +1,5 @@
 import ArgumentParser
 import Foundation
-import NSEPush
-import NSEMedia
-import NSEPipeline
-import NSEReports
-import NSEBatch
 import NSEServer
 import NSEMediaServer
 

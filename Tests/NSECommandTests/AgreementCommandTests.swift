@@ -1,9 +1,6 @@
 import Foundation
-import NSEBatch
-import NSEMedia
 import NSEPipeline
 import NSEPush
-import NSEReports
 import Testing
 
 /// The built `nse`, every command over every bundled sample: `lint`, `route` in both app states and `resolve`

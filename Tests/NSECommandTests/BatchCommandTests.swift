@@ -4,11 +4,6 @@ import Foundation
 import FoundationXML
 #endif
 import NSEConcurrency
-import NSEPush
-import NSEMedia
-import NSEPipeline
-import NSEReports
-import NSEBatch
 import NSEMediaServer
 import Synchronization
 import NSETestSupport

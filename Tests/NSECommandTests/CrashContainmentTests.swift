@@ -1,11 +1,6 @@
 import Foundation
-import NSEBatch
 import NSEConcurrency
-import NSEMedia
 import NSEMediaServer
-import NSEPipeline
-import NSEPush
-import NSEReports
 import NSETestSupport
 import Synchronization
 import Testing

@@ -1,10 +1,10 @@
 import Foundation
-import NSEBatch
 import NSEPipeline
-import NSEPush
-import NSEReports
 import NSETestSupport
 import Testing
+import NSEPush
+import NSEBatch
+import NSEReports
 
 /// `nse extension` as the README documents it, on the Xcode-style sample folder. The first build compiles nse's
 /// modules into the generated package (minutes on two cores); the package is cached in .build, so later runs of

@@ -1,6 +1,4 @@
 import Foundation
-import NSEBatch
-import NSEMedia
 import NSEPipeline
 import NSEPush
 import NSEReports

@@ -1,10 +1,10 @@
 import Foundation
+import NSEPipeline
+import Testing
+import NSEPush
 import NSEBatch
 import NSEMedia
-import NSEPipeline
-import NSEPush
 import NSEReports
-import Testing
 
 /// `--info-plist`: the extension's App Transport Security decides which image hosts load over http.
 struct InfoPlistCommandTests {

@@ -1,9 +1,9 @@
 import Foundation
-import NSEBatch
-import NSEMedia
 import NSEPipeline
 import NSEPush
 import Testing
+import NSEMedia
+import NSEBatch
 
 /// `nse lint`, `nse resolve` and `nse route` end to end: exit statuses and the JSON each prints.
 struct LintCommandTests {

@@ -1,8 +1,5 @@
 import Foundation
-import NSEPush
-import NSEMedia
 import NSEPipeline
-import NSEBatch
 import Testing
 
 /// Every input gets a result folder of its own under `--out`, in `process` and `batch` alike (one rule,

@@ -1,7 +1,5 @@
 import Foundation
-import NSEBatch
 import NSEHarness
-import NSEMedia
 import NSEPipeline
 import NSEPush
 import Testing

@@ -1,9 +1,5 @@
 import Foundation
 import NSEHarness
-import NSEPush
-import NSEMedia
-import NSEPipeline
-import NSEReports
 import SDKTestSupport
 import Testing
 

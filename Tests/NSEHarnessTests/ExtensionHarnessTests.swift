@@ -1,10 +1,7 @@
 import Foundation
 import CImageFixtures
-import NSEBatch
 import NSEHarness
-import NSEMedia
 import NSEMediaServer
-import NSEPipeline
 import NSEPush
 import NSEReports
 import Testing

@@ -1,12 +1,8 @@
 import Foundation
 import CImageFixtures
-import NSEBatch
 @testable import NSEHarness
-import NSEMedia
 import NSEMediaServer
 import NSEPipeline
-import NSEPush
-import NSEReports
 import Synchronization
 import Testing
 import UserNotifications

@@ -1,10 +1,7 @@
 import Foundation
-import NSEBatch
 import NSEHarness
-import NSEMedia
 import NSEPipeline
 import NSEPush
-import NSEReports
 import Testing
 
 /// How `nse extension` reads an Xcode extension folder, without building it.

@@ -1,7 +1,6 @@
 import Foundation
 import CImageFixtures
 import NSEMedia
-import NSEReports
 import Testing
 import UniformTypeIdentifiers
 import os

@@ -1,11 +1,9 @@
 import Foundation
-import NSEBatch
 import NSEHarness
 import NSEMedia
 import NSEMediaServer
 import NSEPipeline
 import NSEPush
-import NSEReports
 import UserNotifications
 
 /// What `samples/sdks/<sdk>/expected.json` says of one payload: the outcome, whether the image shows, the codes

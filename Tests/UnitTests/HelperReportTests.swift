@@ -1,10 +1,10 @@
 import Foundation
-import NSEMedia
 @testable import NSEPipeline
 @testable import NSEPush
 @testable import NSEReports
 import NSETestSupport
 import Testing
+import NSEMedia
 
 /// Every report says which SDK's helper ran when it is not Firebase's by default, and none repeats the default.
 struct HelperReportTests {

@@ -1,7 +1,5 @@
 import Foundation
-import NSEMedia
 import NSEPush
-import NSEReports
 import NSETestSupport
 import Testing
 

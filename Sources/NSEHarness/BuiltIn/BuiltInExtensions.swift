@@ -4,10 +4,8 @@ import BrazeNotificationService
 import CTNotificationService
 import IterableAppExtensions
 import Mixpanel
-import NSEMedia
 import NSEPipeline
 import NSEPush
-import NSEReports
 import UserNotifications
 
 /// The command line's built-in extension for each SDK: an extension written as that SDK's documentation tells

@@ -1,8 +1,6 @@
-import NSEBatch
 import NSEMedia
 import NSEPipeline
 import NSEPush
-import NSEReports
 import UserNotifications
 
 /// Runs the built-in extension of the SDK that `--sdk` names, or that the payload's keys point to

@@ -2,7 +2,6 @@ import CioInternalCommon
 import CioMessagingPush
 import CioMessagingPushAPN
 import NSEPipeline
-import NSEReports
 
 /// `--sdk customerio`: the extension Customer.io's documentation shows (initialize the push module for the
 /// extension, hand the request to `MessagingPush.shared`, forward the expiry call), with the command line's content

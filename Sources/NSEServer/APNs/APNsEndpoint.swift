@@ -1,6 +1,5 @@
 import Foundation
 import NSEPush
-import NSEReports
 
 /// APNs's provider API: `POST /3/device/<token>` (Apple: "Sending notification requests to APNs"). Each refusal
 /// is the status and reason APNs gives; an accepted push is journaled, answered 200, then delivered to the phone.

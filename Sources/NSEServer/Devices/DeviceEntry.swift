@@ -1,8 +1,6 @@
 import Foundation
 import NSEPush
-import NSEMedia
 import NSEReports
-import NSEBatch
 
 /// One emulated phone, as the devices file (`--devices`, docs/serve.md) describes it.
 public struct DeviceEntry: Sendable, Codable, Equatable {

@@ -1,8 +1,5 @@
 import Foundation
-import NSEPush
 import NSEMedia
-import NSEReports
-import NSEBatch
 
 /// The OAuth 2 access tokens `POST /token` issues and the FCM endpoint accepts. A token carries its own proof
 /// (a SHA-256 of the data folder's secret and the token's random part), so tokens outlive a clear of the state and

@@ -1,6 +1,5 @@
 import Foundation
 import NSEPush
-import NSEBatch
 
 /// FCM HTTP v1: `POST /v1/projects/<project>/messages:send` (Firebase: projects.messages.send reference, "FCM error
 /// codes") and the OAuth token endpoint Google's auth libraries call (`token_uri` of a service-account JSON).

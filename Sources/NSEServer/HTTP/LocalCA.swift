@@ -1,8 +1,6 @@
 import Crypto
 import Foundation
-import NSEPush
 import NSEMedia
-import NSEReports
 import SwiftASN1
 import X509
 

@@ -1,8 +1,5 @@
 import Foundation
 import NSEPush
-import NSEPipeline
-import NSEReports
-import NSEBatch
 
 /// Runs accepted pushes through their phone's pipeline in the background, after the sender has its answer, and
 /// records what each phone shows. Nothing here runs on an event loop: the pipeline's blocking work (downloads,

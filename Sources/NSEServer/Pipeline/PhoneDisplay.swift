@@ -1,8 +1,8 @@
 import Foundation
-import NSEPush
 import NSEPipeline
 import NSEReports
 import NSEMedia
+import NSEPush
 
 /// What the phone's screen shows for a push, given the pipeline's result and the user's notification settings
 /// (device-behaviour.md section 9): the result says what content iOS has; the settings say where it appears.

@@ -3,8 +3,6 @@ import NSEHarness
 import NSEPush
 import NSEMedia
 import NSEPipeline
-import NSEReports
-import NSEBatch
 
 /// The one place `nse serve` calls the push pipeline: the checks stage for a request's answer, and the whole
 /// pipeline (`nse process`'s: checks, the extension, downloads, attachment validation) for what a phone shows.

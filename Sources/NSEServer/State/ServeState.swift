@@ -1,8 +1,5 @@
 import Foundation
 import NSEPush
-import NSEMedia
-import NSEPipeline
-import NSEReports
 
 /// One push the server accepted, and what its phone showed once the pipeline finished.
 struct NotificationRecord: Sendable {

@@ -1,10 +1,8 @@
 import Foundation
-import NSEBatch
 import NSEHarness
 import NSEMediaServer
 import NSEPipeline
 import NSEPush
-import NSEReports
 import SDKTestSupport
 import Testing
 

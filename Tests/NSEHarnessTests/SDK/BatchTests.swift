@@ -1,11 +1,8 @@
 import Foundation
-import NSEBatch
 import NSEHarness
 import NSEMedia
 import NSEMediaServer
-import NSEPipeline
 import NSEPush
-import NSEReports
 import SDKTestSupport
 import Testing
 import UserNotifications

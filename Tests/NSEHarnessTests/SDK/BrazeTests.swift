@@ -1,12 +1,8 @@
 import Foundation
 import BrazeNotificationService
-import NSEBatch
 import NSEHarness
-import NSEMedia
 import NSEMediaServer
 import NSEPipeline
-import NSEPush
-import NSEReports
 import Testing
 
 /// Braze's documented extension: an empty subclass of Braze's NotificationService.

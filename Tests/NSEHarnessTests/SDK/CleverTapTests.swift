@@ -1,12 +1,9 @@
 import Foundation
 import CTNotificationService
 import CleverTapSDK
-import NSEBatch
 import NSEHarness
 import NSEMediaServer
 import NSEPipeline
-import NSEPush
-import NSEReports
 import Testing
 
 /// CTNotificationService's README form: a subclass that calls `super.didReceive`.

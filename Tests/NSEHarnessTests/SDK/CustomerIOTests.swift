@@ -2,13 +2,9 @@ import Foundation
 import CioInternalCommon
 import CioMessagingPush
 import CioMessagingPushAPN
-import NSEBatch
 import NSEHarness
-import NSEMedia
 import NSEMediaServer
 import NSEPipeline
-import NSEPush
-import NSEReports
 import Testing
 
 /// Customer.io's documented extension.

@@ -1,11 +1,8 @@
 import Foundation
 import IterableAppExtensions
-import NSEBatch
 import NSEHarness
-import NSEMedia
 import NSEMediaServer
 import NSEPipeline
-import NSEPush
 import Testing
 
 /// Iterable's documented extension: an empty subclass.

@@ -3,7 +3,6 @@ import NSEHarness
 import NSEMediaServer
 import NSEPipeline
 import NSEPush
-import NSEReports
 import SDKTestSupport
 import Testing
 

@@ -1,12 +1,10 @@
 import Foundation
 import CImageFixtures
-import NSEBatch
 import NSEHarness
 import NSEMedia
 import NSEMediaServer
 import NSEPipeline
 import NSEPush
-import NSEReports
 import OneSignalExtension
 import Testing
 import UserNotifications

@@ -1,11 +1,7 @@
 import Foundation
-import NSEBatch
 import NSEHarness
 import NSEMedia
 import NSEMediaServer
-import NSEPipeline
-import NSEPush
-import NSEReports
 import PushwooshFramework
 import SDKTestSupport
 import Testing

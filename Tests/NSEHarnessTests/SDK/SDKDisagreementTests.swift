@@ -1,11 +1,7 @@
 import Foundation
-import NSEBatch
 import NSEHarness
-import NSEMedia
 import NSEMediaServer
-import NSEPipeline
 import NSEPush
-import NSEReports
 import Testing
 
 /// One payload (samples/sdks/compare/extensionless-png.json) carrying Braze's, CleverTap's, Iterable's and

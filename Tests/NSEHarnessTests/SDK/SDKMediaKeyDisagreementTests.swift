@@ -1,7 +1,6 @@
 import Foundation
 import NSEHarness
 import NSEMediaServer
-import NSEPipeline
 import NSEPush
 import SDKTestSupport
 import Testing

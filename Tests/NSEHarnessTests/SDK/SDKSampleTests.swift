@@ -4,7 +4,6 @@ import NSEMedia
 import NSEMediaServer
 import NSEPipeline
 import NSEPush
-import NSEReports
 import SDKTestSupport
 import Testing
 import UserNotifications
