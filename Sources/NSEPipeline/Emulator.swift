@@ -82,8 +82,8 @@ public struct Emulator: Sendable {
         guard let push = try? PushReader.read(file) else { return nil }
         let checked = ContinuousClock.now
         let checks = check(push)
-        let runsExtension = platform.includesIOS && checks.runsExtension && checks.destination.presentsNotification
-        let plan = runsExtension ? extensionRunner.plan(for: NotificationContent(push), profile: profile) : nil
+        let plan = platform.includesIOS && checks.runsExtension
+            ? extensionRunner.plan(for: NotificationContent(push), profile: profile) : nil
         let readAhead = ReadAhead(
             push: push, checks: checks, plan: plan, readMilliseconds: started.duration(to: checked).milliseconds,
             lintMilliseconds: checked.duration(to: .now).milliseconds)
