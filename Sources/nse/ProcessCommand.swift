@@ -58,8 +58,9 @@ struct ProcessCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let server = try media.startServer()
-        defer { server?.stop() }
+        let folder = try media.startFolder()
+        defer { folder?.stop() }
+        let server = folder?.server
         if sdkOption.sdk == .all {
             try await compareHelpers(hostMapping: MediaOptions.mapping(to: server))
             return
@@ -83,6 +84,7 @@ struct ProcessCommand: AsyncParsableCommand {
         for (index, file) in files.enumerated() {
             let staging = workspace?.stagingFolder(for: index)
             var result = await emulator.process(file: URL(fileURLWithPath: file), attachmentDirectory: staging)
+            result.diagnostics += folder?.takeMissingFiles() ?? []
             if let workspace, let staging, let outDirectory {
                 let destination = outDirectory.appendingPathComponent(folderNames[index])
                 // A failure is noted in the result and in `workspace.unsavedResults`, which ends the run with status 2.
