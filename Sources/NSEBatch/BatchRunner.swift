@@ -39,6 +39,8 @@ public struct BatchRunner: Sendable {
     /// Sees every complete result, while its attachment files still exist (the HTML report, JSON Lines); called
     /// concurrently, in completion order. When set, attachments are staged even without `outDirectory`.
     public var onResult: (@Sendable (CompletedPush) async -> Void)?
+    /// Adds to a push's result before it is saved (`nse batch --media`: the local file a 404 stood for).
+    public var amendResult: (@Sendable (inout ProcessResult) -> Void)?
 
     /// Called with a push's index as it starts (before any of its work), and before that when it is read and its
     /// download started ahead of its turn (`readAhead`): with `onEntry`, what a supervisor needs to tell which
@@ -167,6 +169,7 @@ public struct BatchRunner: Sendable {
             result = problem
         } else {
             result = await emulator.process(file: input.file, attachmentDirectory: staging, readAhead: readAhead)
+            amendResult?(&result)
         }
         // A result finished after Ctrl-C may hold a transfer cut short: only complete results are kept.
         guard !Task.isCancelled else { return nil }

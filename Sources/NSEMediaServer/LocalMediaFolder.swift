@@ -8,8 +8,8 @@ import Synchronization
 ///
 /// ```swift
 /// let media = try LocalMediaFolder(folder: URL(fileURLWithPath: "samples/media"))
-/// // ... fetch through media.server.baseURL ...
-/// result.diagnostics += media.takeMissingFiles()
+/// // ... one push fetches through media.server.baseURL ...
+/// result.diagnostics += media.missingFiles(namedIn: result.diagnostics)
 /// ```
 public final class LocalMediaFolder: Sendable {
     public let server: LoopbackHTTPServer
@@ -30,12 +30,26 @@ public final class LocalMediaFolder: Sendable {
         self.missing = missing
     }
 
-    /// One finding per path asked for since the last call that the folder has no file for, then forgets them: a
-    /// command that runs pushes one after another takes each push's own.
+    /// One finding per path asked for that the folder has no file for, then forgets them: for a server that serves
+    /// one run (the harness's).
     public func takeMissingFiles() -> [Diagnostic] {
-        missing.take().map { path in
-            .warning(.mediaHTTPStatus, "The media folder has no file for \(path): nse looked for \(folder.path + path) and answered HTTP 404. Put the image there, or fix the URL's path.")
-        }
+        missing.take().map(finding(for:))
+    }
+
+    /// One finding per path the folder had no file for that one push's diagnostics name in a URL (the finding its
+    /// download's HTTP 404 gave): pushes that run side by side (a batch reading ahead) each get their own.
+    public func missingFiles(namedIn diagnostics: [Diagnostic]) -> [Diagnostic] {
+        let paths = missing.paths
+        guard !paths.isEmpty else { return [] }
+        let messages = diagnostics.filter { $0.code.rawValue.hasPrefix("media.") }.map(\.message)
+        return paths.filter { path in
+            let encoded = path.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? path
+            return messages.contains { $0.contains(path) || $0.contains(encoded) }
+        }.map(finding(for:))
+    }
+
+    private func finding(for path: String) -> Diagnostic {
+        .warning(.mediaHTTPStatus, "The media folder has no file for \(path): nse looked for \(folder.path + path) and answered HTTP 404. Put the image there, or fix the URL's path.")
     }
 
     public func stop() {
@@ -45,8 +59,11 @@ public final class LocalMediaFolder: Sendable {
 
 /// Paths the server answered 404, noted by its connection threads and read after a run.
 private final class MissingPaths: Sendable {
-    private static let limit = 20
+    /// Bounded: a batch of a million pushes asking for missing files keeps the first thousand.
+    private static let limit = 1000
     private let found = Mutex<[String]>([])
+
+    var paths: [String] { found.withLock { $0 } }
 
     func note(_ path: String) {
         found.withLock { if !$0.contains(path), $0.count < Self.limit { $0.append(path) } }

@@ -84,7 +84,7 @@ struct ProcessCommand: AsyncParsableCommand {
         for (index, file) in files.enumerated() {
             let staging = workspace?.stagingFolder(for: index)
             var result = await emulator.process(file: URL(fileURLWithPath: file), attachmentDirectory: staging)
-            result.diagnostics += folder?.takeMissingFiles() ?? []
+            result.diagnostics += folder?.missingFiles(namedIn: result.diagnostics) ?? []
             if let workspace, let staging, let outDirectory {
                 let destination = outDirectory.appendingPathComponent(folderNames[index])
                 // A failure is noted in the result and in `workspace.unsavedResults`, which ends the run with status 2.
