@@ -8,6 +8,11 @@ import Testing
 struct DeviceControlTests {
     static let ios2 = "cccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccc"
 
+    /// An FCM message name as one path segment.
+    static func escaped(_ name: String) -> String {
+        name.replacingOccurrences(of: "/", with: "%2F")
+    }
+
     static func control(_ fixture: ServeFixture, _ method: String, _ path: String, _ body: String? = nil) async throws -> CurlAnswer {
         var arguments = ["-X", method]
         if let body { arguments += ["-H", "content-type: application/json", "--data-binary", body] }
@@ -85,13 +90,13 @@ struct DeviceControlTests {
         let id = try #require(name.split(separator: "/").last)
         #expect(name.hasPrefix("projects/\(ServeFixture.project)/messages/"))
         #expect(!id.isEmpty && id.allSatisfy(\.isNumber), "FCM names a topic message with a number: \(name)")
-        let reached = try #require(try await curl([fixture.base + "/emulator/v1/messages/\(name)"]).json?["notifications"] as? [[String: Any]])
+        let reached = try #require(try await curl([fixture.base + "/emulator/v1/messages/\(Self.escaped(name))"]).json?["notifications"] as? [[String: Any]])
         #expect(Set(reached.compactMap { $0["device"] as? String }) == [ServeFixture.token, ServeFixture.androidToken])
 
         // Unsubscribed: the next one reaches Ana's iPhone only.
         #expect(try await Self.control(fixture, "DELETE", "devices/\(ServeFixture.androidToken)/topics/news").status == 200)
         let again = try #require(try await python("fcm_admin_client.py", [String(fixture.port), ServeFixture.project, "topic", "news"])["name"] as? String)
-        let second = try #require(try await curl([fixture.base + "/emulator/v1/messages/\(again)"]).json?["notifications"] as? [[String: Any]])
+        let second = try #require(try await curl([fixture.base + "/emulator/v1/messages/\(Self.escaped(again))"]).json?["notifications"] as? [[String: Any]])
         #expect(second.compactMap { $0["device"] as? String } == [ServeFixture.token])
     }
 
@@ -114,7 +119,7 @@ struct DeviceControlTests {
         #expect(try await Self.control(fixture, "PUT", "devices/\(ServeFixture.androidToken)/topics/sale").status == 200)
         let sent = try await python("fcm_admin_client.py", [String(fixture.port), ServeFixture.project, "condition", condition])
         let name = try #require(sent["name"] as? String, "\(sent)")
-        let reached = try await curl([fixture.base + "/emulator/v1/messages/\(name)"]).json?["notifications"] as? [[String: Any]] ?? []
+        let reached = try await curl([fixture.base + "/emulator/v1/messages/\(Self.escaped(name))"]).json?["notifications"] as? [[String: Any]] ?? []
         #expect(Set(reached.compactMap { $0["device"] as? String }) == Set(expected))
     }
 

@@ -6,14 +6,12 @@ import Testing
 /// logic is tested against scattered failures and the test still asserts exact counts.
 @Suite(.timeLimit(.minutes(2)))
 struct FaultShareTests {
-    /// Sends `count` APNs requests in turn over one curl run (one HTTP/2 connection) and gives their statuses.
+    /// Sends `count` APNs requests in turn over one HTTP/2 connection (httpx) and gives their statuses.
     static func statuses(_ fixture: ServeFixture, count: Int) async throws -> [Int] {
-        var arguments = ["-s", "--http2-prior-knowledge", "-w", "%{http_code}\\n", "-H", "authorization: bearer \(providerToken())",
-                         "-H", "apns-topic: \(ServeFixture.topic)", "--data-binary", #"{"aps":{"alert":"Hi"}}"#]
-        for _ in 0..<count { arguments += ["-o", "/dev/null", fixture.base + "/3/device/\(ServeFixture.token)"] }
-        let run = try await runChild("/usr/bin/curl", arguments)
-        #expect(run.status == 0, "\(run.stderr)")
-        return run.stdout.split(separator: "\n").compactMap { Int($0) }
+        let step = ["token": ServeFixture.token, "topic": ServeFixture.topic, "jwt": providerToken()]
+        let steps = String(decoding: try JSONSerialization.data(withJSONObject: Array(repeating: step, count: count)), as: UTF8.self)
+        let answer = try await python("apns_one_connection.py", [String(fixture.port), steps])
+        return (answer["answers"] as? [[String: Any]] ?? []).compactMap { $0["status"] as? Int }
     }
 
     static func plan(_ fixture: ServeFixture, _ body: String) async throws -> CurlAnswer {

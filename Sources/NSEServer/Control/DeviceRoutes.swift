@@ -149,7 +149,9 @@ extension ControlAPI {
             let file = folder.appendingPathComponent("\(topic).pem")
             do {
                 try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-                try AtomicFile.write(Data((issued.certificate + issued.key).utf8), to: file)
+                // PEM blocks each end with a line break, or OpenSSL reads the next block's first line as part of this one.
+                let pem = [issued.certificate, issued.key].map { $0.hasSuffix("\n") ? $0 : $0 + "\n" }.joined()
+                try AtomicFile.write(Data(pem.utf8), to: file)
             } catch {
                 throw ServeSetupError("Cannot write \(file.path): \(error.localizedDescription).")
             }
