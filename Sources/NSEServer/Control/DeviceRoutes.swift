@@ -26,7 +26,12 @@ extension ControlAPI {
                     guard FCMTopic.isValid(topic) else {
                         throw DeviceChangeError(status: 400, message: "\"\(topic)\" is not an FCM topic name (\(FCMTopic.rule)).")
                     }
-                    if subscribe, !fcm.topics.contains(topic) { fcm.topics.append(topic) }
+                    if subscribe, !fcm.topics.contains(topic) {
+                        guard fcm.topics.count < FCMTopic.maxPerDevice else {
+                            throw DeviceChangeError(status: 400, message: "The device is subscribed to \(FCMTopic.maxPerDevice) topics, the most FCM allows an app instance.")
+                        }
+                        fcm.topics.append(topic)
+                    }
                     if !subscribe { fcm.topics.removeAll { $0 == topic } }
                     var changed = device
                     changed.fcm = fcm

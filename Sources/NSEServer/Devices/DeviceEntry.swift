@@ -180,6 +180,9 @@ extension DeviceEntry {
             guard !fcm.token.isEmpty, !fcm.project.isEmpty, fcm.token.utf8.count <= 4096 else {
                 throw ServeSetupError("\(place): `fcm.token` and `fcm.project` must not be empty (nor the token over 4096 bytes).")
             }
+            guard fcm.topics.count <= FCMTopic.maxPerDevice else {
+                throw ServeSetupError("\(place) subscribes to \(fcm.topics.count) topics: FCM allows an app instance \(FCMTopic.maxPerDevice).")
+            }
             if let topic = fcm.topics.first(where: { !FCMTopic.isValid($0) }) {
                 throw ServeSetupError("\(place): the topic \"\(topic)\" is not an FCM topic name (\(FCMTopic.rule)).")
             }

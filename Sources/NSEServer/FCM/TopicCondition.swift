@@ -4,6 +4,8 @@ import NSEPush
 /// reference, `topic`: "matching the regular expression `[a-zA-Z0-9-_.~%]+`").
 enum FCMTopic {
     static let rule = "letters, digits and - _ . ~ %, at most 900 characters"
+    /// Firebase ("Topic messaging"): "One app instance can be subscribed to no more than 2000 topics."
+    static let maxPerDevice = 2000
 
     static func isValid(_ name: String) -> Bool {
         !name.isEmpty && name.utf8.count <= 900 && name.utf8.allSatisfy { byte in

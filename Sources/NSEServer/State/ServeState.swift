@@ -336,9 +336,15 @@ struct DeviceChangeError: Error, Sendable {
 /// The control API's changes to the devices: each is journaled before it applies, so a restart keeps it, and a
 /// clear undoes it (the devices file's devices come back as the file gives them).
 extension ServeState {
+    /// The most devices the control API adds up to: memory stays bounded whatever a client sends.
+    static let maxDevices = 100_000
+
     /// Adds a device; its tokens must be no other device's, nor a token a rotation retired.
     func add(_ device: DeviceEntry) async throws(DeviceChangeError) -> DeviceEntry {
         let key = Self.key(of: device)
+        guard devices.count < Self.maxDevices else {
+            throw DeviceChangeError(status: 400, message: "The emulator holds at most \(Self.maxDevices) devices; remove some first.")
+        }
         if let apns = device.apns, self.device(apnsToken: apns.token) != nil {
             throw DeviceChangeError(status: 409, message: "The APNs token \(apns.token) is already another device's.")
         }
