@@ -22,6 +22,8 @@ public final class NSEServer: Sendable {
         /// An unknown APNs token registers a default iPhone instead of BadDeviceToken.
         public var acceptAnyToken = false
         public var pipeline = PhonePipeline.Defaults()
+        /// Where devices' own extensions (`"extension": {"kind": "folder"}`) are built; nil: `nse extension`'s cache.
+        public var extensionCache: URL?
         /// A connection idle this long (nothing read or written) is closed.
         public var idleTimeout: Duration = .seconds(300)
         /// The clock the emulator's clock starts from (the control API moves it; tests may give their own).
@@ -70,7 +72,7 @@ public final class NSEServer: Sendable {
         let clock = EmulatorClock(base: configuration.clock)
         let state = try ServeState(
             devices: configuration.devices, dataDirectory: configuration.dataDirectory, clock: clock, fcmTokenExpiry: configuration.fcmTokenExpiry)
-        let deliveries = Deliveries(state: state, pipeline: PhonePipeline(defaults: configuration.pipeline))
+        let deliveries = Deliveries(state: state, pipeline: PhonePipeline(defaults: configuration.pipeline, extensionCache: configuration.extensionCache))
         let replayed = try await state.replay()
         for record in replayed.pending {
             await resume(record, state: state, deliveries: deliveries)

@@ -57,9 +57,13 @@ public struct DeviceEntry: Sendable, Codable, Equatable {
         public enum Kind: String, Sendable, Codable {
             /// nse's built-in extension: an SDK's helper (Firebase's by default), as `nse process --sdk` runs it.
             case builtin
+            /// The app's own extension: its source folder (`path`), built as `nse extension` builds it.
+            case folder
         }
 
         public var kind: Kind = .builtin
+        /// The extension target's folder (`folder`): its .swift files and Info.plist, as `nse extension` takes it.
+        public var path: String?
         /// Which SDK's helper: `auto` (from the payload's keys), `firebase`, `onesignal`... as `--sdk` takes.
         public var sdk: String = "auto"
 
@@ -72,6 +76,7 @@ public struct DeviceEntry: Sendable, Codable, Equatable {
             let container = try decoder.container(keyedBy: CodingKeys.self)
             kind = try container.decodeIfPresent(Kind.self, forKey: .kind) ?? .builtin
             sdk = try container.decodeIfPresent(String.self, forKey: .sdk) ?? "auto"
+            path = try container.decodeIfPresent(String.self, forKey: .path)
         }
     }
 
@@ -185,6 +190,12 @@ extension DeviceEntry {
             }
             if let topic = fcm.topics.first(where: { !FCMTopic.isValid($0) }) {
                 throw ServeSetupError("\(place): the topic \"\(topic)\" is not an FCM topic name (\(FCMTopic.rule)).")
+            }
+        }
+        if `extension`.kind == .folder {
+            var isFolder: ObjCBool = false
+            guard let path = `extension`.path, FileManager.default.fileExists(atPath: path, isDirectory: &isFolder), isFolder.boolValue else {
+                throw ServeSetupError("\(place): `extension.kind` is folder, so `extension.path` must name the extension's source folder (as `nse extension` takes it)\(`extension`.path.map { "; \($0) is not a folder" } ?? "").")
             }
         }
         guard sdkSelection != nil else {
