@@ -72,10 +72,10 @@ actor Faults {
     }
 }
 
-/// Which requests a share of faults hits: in every block of 100 requests, exactly `percent` of them, at places a
-/// Fisher-Yates shuffle picks with a SplitMix64 generator seeded by `seed`. So any 100 requests in a row from the
-/// plan's start hold exactly `percent` faults (a test asserts exact counts), the places look random to the
-/// backend, and the same seed gives the same places (a failing test reruns the same way).
+/// Which requests a share of faults hits: in each block of 100 requests counted from the plan's start (requests 1
+/// to 100, 101 to 200...), exactly `percent` of them, at places a Fisher-Yates shuffle picks with a SplitMix64
+/// generator seeded by `seed`. So a test asserts exact counts, the places look random to the backend, and the same
+/// seed gives the same places (a failing test reruns the same way).
 struct ShareDraw: Sendable {
     static let block = 100
     let percent: Int
