@@ -22,10 +22,18 @@ public final class NSEServer: Sendable {
         /// An unknown APNs token registers a default iPhone instead of BadDeviceToken.
         public var acceptAnyToken = false
         public var pipeline = PhonePipeline.Defaults()
+        /// Where devices' own extensions (`"extension": {"kind": "folder"}`) are built; nil: `nse extension`'s cache.
+        public var extensionCache: URL?
         /// A connection idle this long (nothing read or written) is closed.
         public var idleTimeout: Duration = .seconds(300)
-        /// The clock provider tokens' age is measured by (tests move it).
+        /// The clock the emulator's clock starts from (the control API moves it; tests may give their own).
         public var clock: @Sendable () -> Date = { Date() }
+        /// FCM expires a registration token inactive this long (Firebase: "Best practices for FCM registration
+        /// token management", 270 days); nil: never.
+        public var fcmTokenExpiry: TimeInterval? = 270 * 86400
+        /// A provider token other than the one a connection uses, sent on it sooner than this after that one's first
+        /// use, gets 429 TooManyProviderTokenUpdates (Apple: refresh "no more than once every 20 minutes"); nil: never.
+        public var providerTokenUpdateInterval: TimeInterval? = 20 * 60
 
         public init(dataDirectory: URL) {
             self.dataDirectory = dataDirectory
@@ -61,16 +69,19 @@ public final class NSEServer: Sendable {
         } catch {
             throw ServeSetupError("Cannot create the data folder \(configuration.dataDirectory.path): \(error.localizedDescription).")
         }
-        let state = try ServeState(devices: configuration.devices, dataDirectory: configuration.dataDirectory)
-        let deliveries = Deliveries(state: state, pipeline: PhonePipeline(defaults: configuration.pipeline))
+        let clock = EmulatorClock(base: configuration.clock)
+        let state = try ServeState(
+            devices: configuration.devices, dataDirectory: configuration.dataDirectory, clock: clock, fcmTokenExpiry: configuration.fcmTokenExpiry)
+        let deliveries = Deliveries(state: state, pipeline: PhonePipeline(defaults: configuration.pipeline, extensionCache: configuration.extensionCache))
         let replayed = try await state.replay()
         for record in replayed.pending {
             await resume(record, state: state, deliveries: deliveries)
         }
         let router = Router(
-            apns: APNsEndpoint(state: state, deliveries: deliveries, acceptAnyToken: configuration.acceptAnyToken, providerKeys: configuration.providerKeys, clock: configuration.clock),
+            apns: APNsEndpoint(state: state, deliveries: deliveries, acceptAnyToken: configuration.acceptAnyToken, providerKeys: configuration.providerKeys, clock: { clock.now() },
+                tokenUpdates: configuration.providerTokenUpdateInterval.map { ProviderTokenUpdates(minimumInterval: $0) }),
             fcm: FCMEndpoint(state: state, deliveries: deliveries, tokens: try AccessTokens(dataDirectory: configuration.dataDirectory)),
-            control: ControlAPI(state: state, fileDevices: configuration.devices, clock: configuration.clock, faults: Faults()))
+            control: ControlAPI(state: state, fileDevices: configuration.devices, clock: { clock.now() }, faults: Faults()))
         let tls = try configuration.tlsPort.map { _ throws(ServeSetupError) in try Self.tlsContext(dataDirectory: configuration.dataDirectory) }
         // Two threads: the event loops only parse and write; the pipeline runs elsewhere.
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 2)
@@ -99,6 +110,10 @@ public final class NSEServer: Sendable {
                 certificateChain: [.certificate(try NIOSSLCertificate(bytes: Array(issued.certificate.utf8), format: .pem))],
                 privateKey: .privateKey(try NIOSSLPrivateKey(bytes: Array(issued.key.utf8), format: .pem)))
             tls.applicationProtocols = ["h2", "http/1.1"]
+            // APNs's certificate-based trust: a client may present a certificate the local CA issued
+            // (`POST /emulator/v1/client-certificates`); one that does not verify ends the handshake.
+            tls.certificateVerification = .optionalVerification
+            tls.trustRoots = .certificates([try NIOSSLCertificate(file: ca.certificateURL.path, format: .pem)])
             return (try NIOSSLContext(configuration: tls), ca.certificateURL)
         } catch {
             throw ServeSetupError("Cannot set up TLS: \(error).")

@@ -32,6 +32,12 @@ struct ServeCommand: AsyncParsableCommand {
     @Flag(name: .customLong("accept-any-token"), help: "Register an unknown APNs token as a default iPhone instead of answering BadDeviceToken.")
     var acceptAnyToken = false
 
+    @Option(name: .customLong("fcm-token-expiry-days"), help: ArgumentHelp("FCM expires a registration token inactive this many days (FCM's 270; 0: never).", valueName: "days"))
+    var fcmTokenExpiryDays: Int = 270
+
+    @Option(name: .customLong("provider-token-updates"), help: ArgumentHelp("APNs answers TooManyProviderTokenUpdates to a provider token changed on one connection sooner than this many minutes after the last (Apple's 20; 0: never).", valueName: "minutes"))
+    var providerTokenUpdates: Int = 20
+
     @OptionGroup
     var media: MediaOptions
 
@@ -44,6 +50,8 @@ struct ServeCommand: AsyncParsableCommand {
     func validate() throws {
         guard (0...65535).contains(port) else { throw ValidationError("--port must be between 0 and 65535.") }
         if let tlsPort, !(0...65535).contains(tlsPort) { throw ValidationError("--tls-port must be between 0 and 65535.") }
+        guard (0...36500).contains(fcmTokenExpiryDays) else { throw ValidationError("--fcm-token-expiry-days must be between 0 and 36500.") }
+        guard (0...1440).contains(providerTokenUpdates) else { throw ValidationError("--provider-token-updates must be between 0 and 1440 minutes.") }
     }
 
     func run() async throws {
@@ -51,6 +59,8 @@ struct ServeCommand: AsyncParsableCommand {
         configuration.port = port
         configuration.tlsPort = tlsPort
         configuration.acceptAnyToken = acceptAnyToken
+        configuration.fcmTokenExpiry = fcmTokenExpiryDays == 0 ? nil : TimeInterval(fcmTokenExpiryDays) * 86400
+        configuration.providerTokenUpdateInterval = providerTokenUpdates == 0 ? nil : TimeInterval(providerTokenUpdates) * 60
         if let devices {
             do {
                 let file = try DevicesFile.read(URL(fileURLWithPath: devices))

@@ -9,6 +9,8 @@ struct APNsEndpoint: Sendable {
     let acceptAnyToken: Bool
     let providerKeys: [ProviderKey]
     let clock: @Sendable () -> Date
+    /// Counts provider token changes per connection (TooManyProviderTokenUpdates); nil: not counted.
+    var tokenUpdates: ProviderTokenUpdates?
 
     static let pathPrefix = "/3/device/"
     /// Headers a request may carry once only (APNs answers DuplicateHeaders otherwise).
@@ -49,8 +51,11 @@ struct APNsEndpoint: Sendable {
         guard !token.isEmpty else { return .refused(.missingDeviceToken) }
         guard !token.contains("/") else { return .refused(.badPath) }
         if Self.singleHeaders.contains(where: { request.values($0).count > 1 }) { return .refused(.duplicateHeaders) }
-        if let reason = ProviderToken.check(request.header("authorization"), now: clock(), keys: providerKeys) { return .refused(reason) }
-        guard let topic = request.header("apns-topic"), !topic.isEmpty else { return .refused(.missingTopic) }
+        let topic: String
+        switch authorize(request) {
+        case .refused(let reason): return .refused(reason)
+        case .topic(let authorized): topic = authorized
+        }
         guard !request.bodyTooLarge else { return .refused(.payloadTooLarge) }
         guard !request.body.isEmpty else { return .refused(.payloadEmpty) }
 

@@ -41,16 +41,18 @@ public final class HTTPServer: Sendable {
                     let activity = ConnectionActivity()
                     try pipeline.addHandler(CloseWhenIdle(activity: activity))
                     guard let tls else {
-                        try pipeline.addHandler(ProtocolDetector(responder: responder, activity: activity))
+                        try pipeline.addHandler(ProtocolDetector(responder: responder, activity: activity, connection: ConnectionContext()))
                         return
                     }
                     try pipeline.addHandler(NIOSSLServerHandler(context: tls))
                     try pipeline.addHandler(ApplicationProtocolNegotiationHandler { result, channel in
                         channel.eventLoop.makeCompletedFuture {
+                            // The handshake is done: the client certificate, if one was presented, passed the CA.
+                            let connection = ConnectionContext(clientCertificate: try? channel.pipeline.syncOperations.handler(type: NIOSSLServerHandler.self).peerCertificate?.toDERBytes())
                             if case .negotiated("h2") = result {
-                                try ProtocolDetector.configureHTTP2(channel, responder: responder, activity: activity)
+                                try ProtocolDetector.configureHTTP2(channel, responder: responder, activity: activity, connection: connection)
                             } else {
-                                try ProtocolDetector.configureHTTP1(channel, responder: responder, activity: activity)
+                                try ProtocolDetector.configureHTTP1(channel, responder: responder, activity: activity, connection: connection)
                             }
                         }
                     })
@@ -75,11 +77,13 @@ final class ProtocolDetector: ChannelInboundHandler, RemovableChannelHandler {
     private static let preface = Array("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".utf8)
     private let responder: any RequestResponder
     private let activity: ConnectionActivity
+    private let connection: ConnectionContext
     private var buffered: ByteBuffer?
 
-    init(responder: any RequestResponder, activity: ConnectionActivity) {
+    init(responder: any RequestResponder, activity: ConnectionActivity, connection: ConnectionContext) {
         self.responder = responder
         self.activity = activity
+        self.connection = connection
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
@@ -95,9 +99,9 @@ final class ProtocolDetector: ChannelInboundHandler, RemovableChannelHandler {
         if matches, count < Self.preface.count { return }
         do {
             if matches {
-                try Self.configureHTTP2(context.channel, responder: responder, activity: activity)
+                try Self.configureHTTP2(context.channel, responder: responder, activity: activity, connection: connection)
             } else {
-                try Self.configureHTTP1(context.channel, responder: responder, activity: activity)
+                try Self.configureHTTP1(context.channel, responder: responder, activity: activity, connection: connection)
             }
         } catch {
             context.close(promise: nil)
@@ -108,12 +112,12 @@ final class ProtocolDetector: ChannelInboundHandler, RemovableChannelHandler {
         context.pipeline.syncOperations.removeHandler(context: context, promise: nil)
     }
 
-    static func configureHTTP1(_ channel: any Channel, responder: any RequestResponder, activity: ConnectionActivity) throws {
+    static func configureHTTP1(_ channel: any Channel, responder: any RequestResponder, activity: ConnectionActivity, connection: ConnectionContext) throws {
         try channel.pipeline.syncOperations.configureHTTPServerPipeline(withErrorHandling: true)
-        try channel.pipeline.syncOperations.addHandler(RequestHandler(responder: responder, protocolName: "HTTP/1.1", activity: activity))
+        try channel.pipeline.syncOperations.addHandler(RequestHandler(responder: responder, protocolName: "HTTP/1.1", activity: activity, connection: connection))
     }
 
-    static func configureHTTP2(_ channel: any Channel, responder: any RequestResponder, activity: ConnectionActivity) throws {
+    static func configureHTTP2(_ channel: any Channel, responder: any RequestResponder, activity: ConnectionActivity, connection context: ConnectionContext) throws {
         var connection = NIOHTTP2Handler.ConnectionConfiguration()
         connection.initialSettings = [
             // APNs allows 1000 concurrent streams per connection by default (its SETTINGS frame says so).
@@ -126,7 +130,7 @@ final class ProtocolDetector: ChannelInboundHandler, RemovableChannelHandler {
             stream.eventLoop.makeCompletedFuture {
                 try stream.pipeline.syncOperations.addHandlers([
                     HTTP2FramePayloadToHTTP1ServerCodec(),
-                    RequestHandler(responder: responder, protocolName: "HTTP/2", activity: activity),
+                    RequestHandler(responder: responder, protocolName: "HTTP/2", activity: activity, connection: context),
                 ])
             }
         }
@@ -177,14 +181,16 @@ final class RequestHandler: ChannelInboundHandler {
     private let responder: any RequestResponder
     private let protocolName: String
     private let activity: ConnectionActivity
+    private let connection: ConnectionContext
     private var head: HTTPRequestHead?
     private var body: [UInt8] = []
     private var tooLarge = false
 
-    init(responder: any RequestResponder, protocolName: String, activity: ConnectionActivity) {
+    init(responder: any RequestResponder, protocolName: String, activity: ConnectionActivity, connection: ConnectionContext) {
         self.responder = responder
         self.protocolName = protocolName
         self.activity = activity
+        self.connection = connection
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
@@ -208,6 +214,7 @@ final class RequestHandler: ChannelInboundHandler {
                 protocolName: protocolName, method: head.method.rawValue, target: head.uri,
                 headers: head.headers.map { (name: $0.name, value: $0.value) }, body: body)
             request.bodyTooLarge = tooLarge
+            request.connection = connection
             body = []
             let complete = request
             let keepAlive = head.isKeepAlive

@@ -22,9 +22,14 @@ public struct PhonePipeline: Sendable {
     }
 
     let defaults: Defaults
+    /// The apps' own extensions, built once each.
+    let appExtensions: AppExtensions
 
-    public init(defaults: Defaults) {
+    /// `extensionCache`: where apps' own extensions are built (`nse extension`'s cache: NSE_CACHE_DIR, else
+    /// ~/.cache/nse, when nil).
+    public init(defaults: Defaults, extensionCache: URL? = nil) {
         self.defaults = defaults
+        appExtensions = AppExtensions(cacheRoot: extensionCache ?? ExtensionPackage.defaultCacheRoot())
     }
 
     /// The push iOS receives from an APNs request: its apns-* headers and its body, read as `nse process` reads an
@@ -71,6 +76,9 @@ public struct PhonePipeline: Sendable {
     /// Runs `push` through `device`'s phone as `nse process` does, saving attachments in `attachments`.
     /// The result is `nse process --format json`'s object for the push.
     func deliver(_ push: ReceivedPush, to device: DeviceEntry, input: String, attachments: URL?) async -> ProcessResult {
+        if device.extension.kind == .folder, let path = device.extension.path {
+            return await appExtensions.deliver(push, path: path, defaults: defaults, platform: device.platform, attachments: attachments, input: input)
+        }
         var emulator = Emulator(
             profile: defaults.profile, changes: defaults.changes, hostMapping: defaults.hostMapping,
             sdk: device.sdkSelection ?? .auto)

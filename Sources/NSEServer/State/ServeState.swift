@@ -33,16 +33,29 @@ actor ServeState {
     private var waiters: [Int: CheckedContinuation<Void, Never>] = [:]
     private var nextWaiter = 0
     let dataDirectory: URL
+    let clock: EmulatorClock
+    /// FCM registration tokens replaced by a rotation, and the key of the device they were: FCM answers them
+    /// UNREGISTERED.
+    private var retiredFCMTokens: [String: String] = [:]
+    /// When each device was last seen active (by key); a device not in it has been since `activeSince`.
+    private var lastActive: [String: Date] = [:]
+    private var activeSince: Date
+    /// How long an FCM token may stay inactive before FCM expires it; nil: never.
+    let fcmTokenExpiry: TimeInterval?
 
-    init(devices: [DeviceEntry], dataDirectory: URL) throws(ServeSetupError) {
+    init(devices: [DeviceEntry], dataDirectory: URL, clock: EmulatorClock = EmulatorClock(base: { Date() }), fcmTokenExpiry: TimeInterval? = nil) throws(ServeSetupError) {
         self.devices = devices
         self.dataDirectory = dataDirectory
+        self.clock = clock
+        self.fcmTokenExpiry = fcmTokenExpiry
+        activeSince = clock.now()
         journal = try Journal(directory: dataDirectory)
     }
 
-    /// A device's stable key in the control API: its APNs token (lowercase), else its FCM token.
+    /// A device's stable key in the control API: its APNs token (lowercase), else its FCM token, as it was when
+    /// the device was registered (a rotated FCM token does not move its history).
     static func key(of device: DeviceEntry) -> String {
-        device.apns.map { APNsToken.normalized($0.token) } ?? device.fcm?.token ?? device.name
+        device.pinnedKey ?? device.apns.map { APNsToken.normalized($0.token) } ?? device.fcm?.token ?? device.name
     }
 
     func device(apnsToken: String) -> DeviceEntry? {
@@ -54,8 +67,39 @@ actor ServeState {
         devices.first { $0.fcm?.token == fcmToken }
     }
 
-    func devices(fcmTopic: String, project: String) -> [DeviceEntry] {
-        devices.filter { $0.fcm?.project == project && $0.fcm?.topics.contains(fcmTopic) == true }
+    /// The project's devices whose subscriptions `audience` accepts (a topic's or a condition's), skipping those
+    /// FCM would not deliver to (uninstalled, or the token expired).
+    func devices(project: String, audience: @Sendable (Set<String>) -> Bool) -> [DeviceEntry] {
+        devices.filter { device in
+            guard let fcm = device.fcm, fcm.project == project, audience(Set(fcm.topics)) else { return false }
+            return !fcmTokenUnregistered(device)
+        }
+    }
+
+    /// The FCM token was this device's until a rotation replaced it.
+    func isRetired(fcmToken: String) -> Bool {
+        retiredFCMTokens[fcmToken] != nil
+    }
+
+    /// FCM answers the device's token UNREGISTERED: the app was uninstalled, or the token was inactive longer than
+    /// FCM keeps tokens.
+    func fcmTokenUnregistered(_ device: DeviceEntry) -> Bool {
+        uninstalled[Self.key(of: device)] != nil || isExpired(Self.key(of: device))
+    }
+
+    private func isExpired(_ key: String) -> Bool {
+        guard let fcmTokenExpiry else { return false }
+        return clock.now().timeIntervalSince(lastActive[key] ?? activeSince) > fcmTokenExpiry
+    }
+
+    /// When the device was last active (the inactivity FCM's token expiry counts from).
+    func lastActiveAt(_ device: DeviceEntry) -> Date {
+        lastActive[Self.key(of: device)] ?? activeSince
+    }
+
+    /// The device is active now, unless its FCM token already expired (FCM does not revive an expired token).
+    private func touch(_ key: String) {
+        if !isExpired(key) { lastActive[key] = clock.now() }
     }
 
     /// The device with this key, APNs token (any case) or FCM token.
@@ -136,12 +180,17 @@ actor ServeState {
         records.filter { $0.device == deviceKey }.reversed()
     }
 
-    /// Forgets every push and the devices `--accept-any-token` registered; the devices file's stay.
+    /// Forgets every push, every change to the devices and the devices `--accept-any-token` registered or the
+    /// control API added; the devices file's stay as the file gives them. The clock is the configured one again.
     func clear(fileDevices: [DeviceEntry]) async throws(ServeSetupError) {
         try await journal.clear()
         records = []
         uninstalled = [:]
         devices = fileDevices
+        retiredFCMTokens = [:]
+        lastActive = [:]
+        clock.reset()
+        activeSince = clock.now()
         generation += 1
         wakeWaiters()
     }
@@ -153,9 +202,22 @@ actor ServeState {
             switch line["type"] as? String {
             case "device":
                 guard let object = line["device"], let data = try? JSONSerialization.data(withJSONObject: object),
-                      let device = try? JSONDecoder().decode(DeviceEntry.self, from: data),
-                      !devices.contains(where: { Self.key(of: $0) == Self.key(of: device) }) else { continue }
+                      var device = try? JSONDecoder().decode(DeviceEntry.self, from: data) else { continue }
+                // A line with `key` is a control API change: it replaces the device of that key, or adds one.
+                if let key = line["key"] as? String {
+                    if key != Self.key(of: device) { device.pinnedKey = key }
+                    if let retired = line["retiredToken"] as? String { retiredFCMTokens[retired] = key }
+                    if let index = devices.firstIndex(where: { Self.key(of: $0) == key }) {
+                        devices[index] = device
+                        continue
+                    }
+                }
+                guard !devices.contains(where: { Self.key(of: $0) == Self.key(of: device) }) else { continue }
                 devices.append(device)
+            case "remove":
+                guard let key = line["device"] as? String else { continue }
+                devices.removeAll { Self.key(of: $0) == key }
+                uninstalled[key] = nil
             case "push":
                 guard let seq = line["seq"] as? Int, let id = line["id"] as? String, let service = line["service"] as? String,
                       let device = line["device"] as? String, let request = line["request"] as? [String: Any] else { continue }
@@ -262,5 +324,118 @@ actor ServeState {
     /// A JSON string literal.
     static func quoted(_ text: String) -> Data {
         JSONValue.string(text).compactData()
+    }
+}
+
+/// Why the control API could not change the devices: the status it answers and a message for the user.
+struct DeviceChangeError: Error, Sendable {
+    var status: Int
+    var message: String
+}
+
+/// The control API's changes to the devices: each is journaled before it applies, so a restart keeps it, and a
+/// clear undoes it (the devices file's devices come back as the file gives them).
+extension ServeState {
+    /// The most devices the control API adds up to: memory stays bounded whatever a client sends.
+    static let maxDevices = 100_000
+
+    /// Adds a device; its tokens must be no other device's, nor a token a rotation retired.
+    func add(_ device: DeviceEntry) async throws(DeviceChangeError) -> DeviceEntry {
+        let key = Self.key(of: device)
+        guard devices.count < Self.maxDevices else {
+            throw DeviceChangeError(status: 400, message: "The emulator holds at most \(Self.maxDevices) devices; remove some first.")
+        }
+        if let apns = device.apns, self.device(apnsToken: apns.token) != nil {
+            throw DeviceChangeError(status: 409, message: "The APNs token \(apns.token) is already another device's.")
+        }
+        if let fcm = device.fcm, self.device(fcmToken: fcm.token) != nil || isRetired(fcmToken: fcm.token) {
+            throw DeviceChangeError(status: 409, message: "The FCM token \(fcm.token) is already another device's, or was one.")
+        }
+        if devices.contains(where: { Self.key(of: $0) == key }) {
+            throw DeviceChangeError(status: 409, message: "A device already has the key \(key).")
+        }
+        try await journalDevice(device, key: key)
+        devices.append(device)
+        lastActive[key] = clock.now()
+        uninstalled[key] = nil
+        return device
+    }
+
+    /// Replaces the device of `key` with `change(device)`; its tokens stay (a rotation changes the FCM token).
+    func update(key: String, _ change: @Sendable (DeviceEntry) throws(DeviceChangeError) -> DeviceEntry) async throws(DeviceChangeError) -> DeviceEntry {
+        guard let index = devices.firstIndex(where: { Self.key(of: $0) == key }) else {
+            throw DeviceChangeError(status: 404, message: "No device has the token \(key).")
+        }
+        var changed = try change(devices[index])
+        changed.pinnedKey = devices[index].pinnedKey
+        try await journalDevice(changed, key: key)
+        // The journal write let other calls in: the device is found again by its key.
+        if let again = devices.firstIndex(where: { Self.key(of: $0) == key }) { devices[again] = changed }
+        touch(key)
+        return changed
+    }
+
+    /// Gives the device a new FCM registration token (`newToken`, or one made up); the old one is UNREGISTERED
+    /// from now on. The device keeps its key, so its history stays where it was.
+    func rotateFCMToken(key: String, to newToken: String?) async throws(DeviceChangeError) -> (device: DeviceEntry, old: String) {
+        guard let index = devices.firstIndex(where: { Self.key(of: $0) == key }) else {
+            throw DeviceChangeError(status: 404, message: "No device has the token \(key).")
+        }
+        guard let old = devices[index].fcm?.token else {
+            throw DeviceChangeError(status: 400, message: "The device has no FCM token to rotate.")
+        }
+        let token = newToken ?? Self.madeUpFCMToken()
+        guard !token.isEmpty, token.utf8.count <= 4096, !token.contains(where: \.isWhitespace) else {
+            throw DeviceChangeError(status: 400, message: "An FCM token is 1 to 4096 characters without spaces.")
+        }
+        if device(fcmToken: token) != nil || isRetired(fcmToken: token) {
+            throw DeviceChangeError(status: 409, message: "The FCM token \(token) is already another device's, or was one.")
+        }
+        var rotated = devices[index]
+        rotated.fcm?.token = token
+        rotated.pinnedKey = key == Self.key(of: rotated) ? nil : key
+        try await journalDevice(rotated, key: key, retiredToken: old)
+        if let again = devices.firstIndex(where: { Self.key(of: $0) == key }) { devices[again] = rotated }
+        retiredFCMTokens[old] = key
+        // A new token is a fresh one: its inactivity counts from now.
+        lastActive[key] = clock.now()
+        return (rotated, old)
+    }
+
+    /// Removes the device: its tokens are unknown from now on. Its pushes stay in the journal until a clear.
+    func remove(key: String) async throws(DeviceChangeError) -> DeviceEntry {
+        guard let device = devices.first(where: { Self.key(of: $0) == key }) else {
+            throw DeviceChangeError(status: 404, message: "No device has the token \(key).")
+        }
+        do {
+            try await journal.append(Self.encode(["type": "remove", "device": key]))
+        } catch {
+            throw DeviceChangeError(status: 500, message: error.description)
+        }
+        devices.removeAll { Self.key(of: $0) == key }
+        uninstalled[key] = nil
+        lastActive[key] = nil
+        return device
+    }
+
+    private func journalDevice(_ device: DeviceEntry, key: String, retiredToken: String? = nil) async throws(DeviceChangeError) {
+        let encoded = (try? JSONEncoder().encode(device)) ?? Data()
+        var line: [String: Any] = ["type": "device", "key": key, "device": (try? JSONSerialization.jsonObject(with: encoded)) ?? [:]]
+        if let retiredToken { line["retiredToken"] = retiredToken }
+        do {
+            try await journal.append(Self.encode(line))
+        } catch {
+            throw DeviceChangeError(status: 500, message: error.description)
+        }
+    }
+
+    /// A token in the form the Firebase SDKs report: an installation ID, `:APA91b`, then more random characters.
+    static func madeUpFCMToken() -> String {
+        let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_")
+        var generator = SystemRandomNumberGenerator()
+        func random(_ count: Int) -> String {
+            String((0..<count).map { _ in alphabet[Int.random(in: 0..<alphabet.count, using: &generator)] })
+        }
+        return random(22) + ":APA91b" + random(134)
     }
 }
