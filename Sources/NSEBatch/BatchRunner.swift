@@ -6,14 +6,14 @@ import NSEReports
 
 /// The outcome of a batch: one entry per input (nil for those an interruption left unprocessed) and the summary.
 
-/// Runs every input through the same `Emulator` as `nse process`, at most `jobs` at a time, and saves each
+/// Runs every input through the same `Pipeline` as `nse process`, at most `jobs` at a time, and saves each
 /// result (`OUT/<path relative to its root>/content.json` plus its attachment) as soon as it is complete.
 ///
 /// Downloads and validations are shared through one `SharedMediaCache`. Cancelling the task that runs the
 /// batch stops it: no new push starts, transfers in flight abort, results already saved stay, and nothing
 /// half-written is left behind.
 public struct BatchRunner: Sendable {
-    public var emulator: Emulator
+    public var pipeline: Pipeline
     /// Pushes in flight at once (each holds at most one transfer or one decode). Waiting on the network costs a
     /// push no thread, and decoding runs one per core whatever this is, so it only bounds, with `readAhead`, how
     /// many downloads are outstanding (and the small record each push in flight keeps).
@@ -45,9 +45,20 @@ public struct BatchRunner: Sendable {
     /// pushes were in flight when the process died.
     public var onStart: (@Sendable (Int) -> Void)?
 
+    @available(*, deprecated, renamed: "pipeline")
+    public var emulator: Pipeline {
+        get { pipeline }
+        set { pipeline = newValue }
+    }
+
+    @available(*, deprecated, renamed: "init(pipeline:jobs:readAhead:outDirectory:)")
+    public init(emulator: Pipeline, jobs: Int, readAhead: Int? = nil, outDirectory: URL?) {
+        self.init(pipeline: emulator, jobs: jobs, readAhead: readAhead, outDirectory: outDirectory)
+    }
+
     /// `readAhead` nil: as many as `jobs`.
-    public init(emulator: Emulator, jobs: Int, readAhead: Int? = nil, outDirectory: URL?) {
-        self.emulator = emulator
+    public init(pipeline: Pipeline, jobs: Int, readAhead: Int? = nil, outDirectory: URL?) {
+        self.pipeline = pipeline
         self.jobs = max(1, jobs)
         self.readAhead = max(0, readAhead ?? jobs)
         self.outDirectory = outDirectory
@@ -62,11 +73,11 @@ public struct BatchRunner: Sendable {
         defer { workspace.remove() }
         workspace.workFolders.expectTakers(inputs.count)
         let cache = try SharedMediaCache(directory: workspace.cache)
-        var configured = emulator
+        var configured = pipeline
         configured.mediaCache = cache
         let transfers = TransferCancellation()
         configured.transferCancellation = transfers
-        let emulator = configured
+        let pipeline = configured
 
         var entries = [BatchEntry?](repeating: nil, count: inputs.count)
         var spans = [Range<UInt64>?](repeating: nil, count: inputs.count)
@@ -74,7 +85,7 @@ public struct BatchRunner: Sendable {
             await withTaskGroup(of: (Int, Processed?).self) { group in
                 var next = 0
                 // Pushes read ahead of their turn, by index: at most `readAhead`, each taken by its push as it starts.
-                var readAheads: [Int: Emulator.ReadAhead] = [:]
+                var readAheads: [Int: Pipeline.ReadAhead] = [:]
                 // The next input to read ahead of its turn (its download started): up to `readAhead` past the last
                 // started. Every input below it was read ahead or started at its turn; with read-ahead off, always 0.
                 var ahead = 0
@@ -84,7 +95,7 @@ public struct BatchRunner: Sendable {
                     ahead += 1
                     onStart?(index)
                     guard refusal(of: inputs[index]) == nil else { return }
-                    readAheads[index] = emulator.readAhead(file: inputs[index].file)
+                    readAheads[index] = pipeline.readAhead(file: inputs[index].file)
                 }
                 func startNext() {
                     guard next < inputs.count, !Task.isCancelled else { return }
@@ -99,7 +110,7 @@ public struct BatchRunner: Sendable {
                     }
                     let read = readAheads.removeValue(forKey: index)
                     group.addTask { [self] in
-                        (index, await process(input, index: index, readAhead: read, emulator: emulator, workspace: workspace))
+                        (index, await process(input, index: index, readAhead: read, pipeline: pipeline, workspace: workspace))
                     }
                 }
                 func readPushesAhead() {
@@ -151,22 +162,22 @@ public struct BatchRunner: Sendable {
 
     /// One push, start to saved result; nil when the batch was cancelled meanwhile (nothing is kept).
     private func process(
-        _ input: BatchInput, index: Int, readAhead: Emulator.ReadAhead?, emulator: Emulator, workspace: ResultWorkspace
+        _ input: BatchInput, index: Int, readAhead: Pipeline.ReadAhead?, pipeline: Pipeline, workspace: ResultWorkspace
     ) async -> Processed? {
         let staging = outDirectory != nil || onResult != nil ? workspace.stagingFolder(for: index) : nil
         // Once published, the staging folder is gone; only an unpublished one is removed (FileManager builds an
         // error object for one that is missing).
         defer { if let staging, access(staging.path, F_OK) == 0 { try? FileManager.default.removeItem(at: staging) } }
         // Handed back only once the result is saved and rendered: until then its attachments may still be there.
-        var emulator = emulator
-        emulator.workFolder = workspace.workFolders.take()
-        defer { if let folder = emulator.workFolder { workspace.workFolders.giveBack(folder) } }
+        var pipeline = pipeline
+        pipeline.workFolder = workspace.workFolders.take()
+        defer { if let folder = pipeline.workFolder { workspace.workFolders.giveBack(folder) } }
 
         var result: ProcessResult
         if let problem = refusal(of: input) {
             result = problem
         } else {
-            result = await emulator.process(file: input.file, attachmentDirectory: staging, readAhead: readAhead)
+            result = await pipeline.run(file: input.file, attachmentDirectory: staging, readAhead: readAhead)
         }
         // A result finished after Ctrl-C may hold a transfer cut short: only complete results are kept.
         guard !Task.isCancelled else { return nil }
@@ -195,7 +206,7 @@ public struct BatchRunner: Sendable {
         }
     }
 
-    /// A result for an input the emulator cannot be handed: a folder that could not be listed, a file not read.
+    /// A result for an input the pipeline cannot be handed: a folder that could not be listed, a file not read.
     @inline(never)
     private func refusal(of input: BatchInput) -> ProcessResult? {
         let path = input.displayPath

@@ -36,10 +36,13 @@ package final class ExtensionEnvironment: Sendable {
     /// When iOS handed the extension its request: activity times are counted from here.
     package let started: ContinuousClock.Instant
 
-    package init(context: ExtensionContext, started: ContinuousClock.Instant = .now) {
+    package init(context: ExtensionContext, started: ContinuousClock.Instant? = nil) {
         self.context = context
-        self.started = started
+        self.started = started ?? context.clock.now
     }
+
+    /// Now on the run's clock (`ExtensionContext.clock`): what the run's times are measured and judged on.
+    package var now: ContinuousClock.Instant { context.clock.now }
 
     /// The environment of a harness run, for a run's code that gets no content to find it from
     /// (`UNNotificationAttachment(identifier:url:options:)`, `URLSession`, `os_log`): set per thread by the harness
@@ -121,7 +124,7 @@ package final class ExtensionEnvironment: Sendable {
 
     /// Waits until every helper has finished, or `deadline`: woken by the last helper, not by polling.
     package func waitForHelpers(until deadline: ContinuousClock.Instant) async {
-        await helpersIdle.wait(until: deadline) { self.state.withLock { $0.helpersRunning == 0 } }
+        await context.clock.wait(on: helpersIdle, until: deadline) { self.state.withLock { $0.helpersRunning == 0 } }
     }
 
     // MARK: The extension's life and its transfers
@@ -161,7 +164,7 @@ package final class ExtensionEnvironment: Sendable {
     /// Ends the run: every request still in progress is recorded as unfinished and aborted, as iOS kills the
     /// extension's process with its transfers.
     package func endRun() {
-        let now = ContinuousClock.now
+        let now = self.now
         let running = state.withLock { state in
             state.ended = true
             // The shared session holds this environment: dropping it here ends the cycle, which leaked every run's
@@ -210,8 +213,8 @@ package final class ExtensionEnvironment: Sendable {
     package static let activityLimit = 10_000
 
     /// Milliseconds from the start of the run to `instant`.
-    package func milliseconds(at instant: ContinuousClock.Instant = .now) -> Double {
-        started.duration(to: instant).milliseconds
+    package func milliseconds(at instant: ContinuousClock.Instant? = nil) -> Double {
+        started.duration(to: instant ?? now).milliseconds
     }
 
     /// A line the extension logged. The `os`/`OSLog` stand-ins, `NSLog` and `print` replacements call this.

@@ -49,14 +49,19 @@ struct BuiltInHelperRunner: ExtensionRunner {
     }
 }
 
-extension Emulator {
-    /// The emulator with the built-in extension: the given content changes, then the helper of the SDK
+extension Pipeline {
+    /// The pipeline with the built-in extension: the given content changes, then the helper of the SDK
     /// `sdk` selects (`.auto`: detected from the payload's keys, Firebase's when none), run by the same
     /// harness that runs an app's own extension.
     public init(
-        profile: DeviceProfile = DeviceProfile(), changes: ContentChanges = ContentChanges(), hostMapping: MediaHostMapping? = nil,
+        device: DeviceProfile = DeviceProfile(), changes: ContentChanges = ContentChanges(), hostMapping: MediaHostMapping? = nil,
         sdk: SDKSelection = .auto
     ) {
-        self.init(profile: profile, extensionRunner: BuiltInHelperRunner(selection: sdk, changes: changes), hostMapping: hostMapping)
+        self.init(device: device, extensionRunner: BuiltInHelperRunner(selection: sdk, changes: changes), hostMapping: hostMapping)
+    }
+
+    @available(*, deprecated, renamed: "init(device:changes:hostMapping:sdk:)")
+    public init(profile: DeviceProfile, changes: ContentChanges = ContentChanges(), hostMapping: MediaHostMapping? = nil, sdk: SDKSelection = .auto) {
+        self.init(device: profile, changes: changes, hostMapping: hostMapping, sdk: sdk)
     }
 }

@@ -1,11 +1,11 @@
 import Foundation
 import Synchronization
 
-/// The pushes this process's emulators are working on at once. Resident memory is process-wide, so a run's
+/// The pushes this process's pipelines are working on at once. Resident memory is process-wide, so a run's
 /// memory growth is only that run's when it had the process to itself: a run can check whether it did, or ask
 /// to have it (waiting until no other run is in progress, then holding new ones back until it is done).
 public final class ConcurrentRuns: Sendable {
-    /// Every emulator of the process registers here.
+    /// Every pipeline of the process registers here.
     public static let shared = ConcurrentRuns()
 
     private struct State {

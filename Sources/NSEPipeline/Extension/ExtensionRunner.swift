@@ -36,6 +36,8 @@ public struct ExtensionContext: Sendable {
     /// When iOS calls `serviceExtensionTimeWillExpire()`.
     public var deadline: ContinuousClock.Instant
     public var fetcher: MediaFetcher
+    /// The clock the deadline is on: the harness schedules the expiry call and waits for the content handler on it.
+    package var clock: any PipelineClock = SystemClock()
     /// A private folder for downloads: removed after the run, or emptied and handed to a batch's next push.
     public var workDirectory: URL
 
@@ -101,7 +103,7 @@ public protocol ExtensionRunner: Sendable {
     func run(_ state: inout ExtensionState, context: ExtensionContext) async -> ExtensionDelivery
     /// True when the extension changes the text, so a push that never reaches it loses those changes.
     var changesContent: Bool { get }
-    /// True when the run must have the process to itself (to measure process-wide memory): the emulator waits
+    /// True when the run must have the process to itself (to measure process-wide memory): the pipeline waits
     /// for other runs to finish first (`ConcurrentRuns`).
     var needsProcessAlone: Bool { get }
     /// What the runner decides from `original` before it runs (`ExtensionPlan`); the pipeline asks once per push.

@@ -30,11 +30,12 @@ public struct FirebaseImageHelper: Sendable {
             return completion(Outcome(state: state, timedOut: false))
         }
         let download = context.workDirectory.appending(path: "download")
-        let downloadStarted = ContinuousClock.now
+        let clock = context.clock
+        let downloadStarted = clock.now
         let before = state
         context.fetcher.fetch(url, to: download, deadline: context.deadline, sizeLimit: Self.sizeLimit(profile: context.profile)) { result in
             // A download a batch started ahead of this push took as long as its transfer, not this push's wait.
-            let elapsed = (try? result.get())?.transferDuration?.milliseconds ?? downloadStarted.duration(to: .now).milliseconds
+            let elapsed = (try? result.get())?.transferDuration?.milliseconds ?? downloadStarted.duration(to: clock.now).milliseconds
             BlockingExecutor.shared.execute("nse.firebase") {
                 var state = before
                 state.timings["download"] = elapsed

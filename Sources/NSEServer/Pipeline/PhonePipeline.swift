@@ -71,11 +71,11 @@ public struct PhonePipeline: Sendable {
     /// Runs `push` through `device`'s phone as `nse process` does, saving attachments in `attachments`.
     /// The result is `nse process --format json`'s object for the push.
     func deliver(_ push: ReceivedPush, to device: DeviceEntry, input: String, attachments: URL?) async -> ProcessResult {
-        var emulator = Emulator(
-            profile: defaults.profile, changes: defaults.changes, hostMapping: defaults.hostMapping,
+        var pipeline = Pipeline(
+            device: defaults.profile, changes: defaults.changes, hostMapping: defaults.hostMapping,
             sdk: device.sdkSelection ?? .auto)
-        emulator.platform = device.platform == .ios ? .ios : .android
-        return await emulator.process(push, input: input, attachmentDirectory: attachments)
+        pipeline.platform = device.platform == .ios ? .ios : .android
+        return await pipeline.run(push, input: input, attachmentDirectory: attachments)
     }
 
     /// The result as `nse process --format json` prints it (the same encoding), on one line.
