@@ -20,7 +20,7 @@ public struct BatchRunner: Sendable {
     public var jobs: Int
 
     /// Queued pushes read and checked before their turn, as far ahead of the last push started, with the download
-    /// their extension is certain to make started (`ExtensionRunner.plannedDownload`, Firebase's helper's). The push
+    /// their extension is certain to make started (`ExtensionPlan.download`, Firebase's helper's). The push
     /// then finds its download in flight or done, so a batch longer than `jobs` does not wait on the network in
     /// waves; at most `jobs + readAhead` transfers are in flight. When not 0, the runner's loop also reads each
     /// push not read ahead at its own turn, so every request leaves from the loop, none behind the extension work

@@ -60,6 +60,7 @@ public struct HarnessRunner: ExtensionRunner {
         }
         if let containerSeed { seedContainer(environment, from: containerSeed, diagnostics: &state.diagnostics) }
         environment.bundleDirectory = bundleDirectory
+        environment.plannedImage = state.plan.image
         let request = UNNotificationRequest(
             identifier: UUID().uuidString, content: UNNotificationContent(state.original, environment: environment),
             trigger: UNPushNotificationTrigger())

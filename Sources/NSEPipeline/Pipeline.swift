@@ -128,7 +128,7 @@ public struct Pipeline: Sendable {
         let checked = clock.now
         let checks = check(push)
         let plan = platform.includesIOS && checks.runsExtension
-            ? extensionRunner.plan(for: NotificationContent(push), profile: profile) : nil
+            ? extensionRunner.plan(for: NotificationContent(push), checks: checks, profile: profile) : nil
         let readAhead = ReadAhead(
             push: push, checks: checks, plan: plan, readMilliseconds: started.duration(to: checked).milliseconds,
             lintMilliseconds: checked.duration(to: clock.now).milliseconds)
@@ -203,14 +203,16 @@ public struct Pipeline: Sendable {
             return
         }
         result.extensionInvoked = true
-        await runExtension(original: original, plan: plan, into: &result, attachmentDirectory: attachmentDirectory)
+        await runExtension(original: original, checks: checks, plan: plan, into: &result, attachmentDirectory: attachmentDirectory)
     }
 
-    private func runExtension(original: NotificationContent, plan: ExtensionPlan?, into result: inout ProcessResult, attachmentDirectory: URL?) async {
+    private func runExtension(
+        original: NotificationContent, checks: CheckReport, plan: ExtensionPlan?, into result: inout ProcessResult, attachmentDirectory: URL?
+    ) async {
         let context = extensionContext(diagnostics: &result.diagnostics)
         defer { if workFolder == nil { files.remove(context.workDirectory) } }
         var state = ExtensionState(original: original)
-        state.plan = plan ?? extensionRunner.plan(for: original, profile: profile)
+        state.plan = plan ?? extensionRunner.plan(for: original, checks: checks, profile: profile)
         let started = clock.now
         let delivery = await extensionRunner.run(&state, context: context)
         Self.record(state, ranFor: started.duration(to: clock.now), into: &result)

@@ -29,6 +29,7 @@ package final class ExtensionEnvironment: Sendable {
         var crashWatchers: [@Sendable () -> Void] = []
         var workFoldersHandedOut = 0
         var standInValues: [String: any Sendable] = [:]
+        var plannedImage: FirebaseImageHelper.Decision?
     }
 
     private let state = Mutex(State())
@@ -140,6 +141,22 @@ package final class ExtensionEnvironment: Sendable {
     package var bundleDirectory: URL? {
         get { state.withLock { $0.bundleFolder } }
         set { state.withLock { $0.bundleFolder = newValue } }
+    }
+
+    /// Firebase's helper's decision on the push's image request, made in the built-in extension's plan from the
+    /// checks' reading of the push: the `FirebaseMessaging` stand-in takes it (once) instead of reading the payload
+    /// again. Nil for an app's own extension, whose code may change the content before it calls the helper.
+    package var plannedImage: FirebaseImageHelper.Decision? {
+        get { state.withLock { $0.plannedImage } }
+        set { state.withLock { $0.plannedImage = newValue } }
+    }
+
+    /// The planned decision, handed out once: a second call of the helper in the same run reads its content.
+    package func takePlannedImage() -> FirebaseImageHelper.Decision? {
+        state.withLock { state in
+            defer { state.plannedImage = nil }
+            return state.plannedImage
+        }
     }
 
     /// True once the harness has finished the run: the extension's process is gone on a device.

@@ -282,7 +282,7 @@ struct ExtensionPlanTests {
         let plans = Mutex(0)
         let runsWithoutAPlan = Mutex(0)
 
-        func plan(for original: NotificationContent, profile: DeviceProfile) -> ExtensionPlan {
+        func plan(for original: NotificationContent, checks: CheckReport, profile: DeviceProfile) -> ExtensionPlan {
             plans.withLock { $0 += 1 }
             return ExtensionPlan(helper: HelperChoice(sdk: .firebase, selection: .default, reason: "test"))
         }
