@@ -12,12 +12,12 @@ import NSEReports
 /// Downloads and validations are shared through one `SharedMediaCache`. Cancelling the task that runs the
 /// batch stops it: no new push starts, transfers in flight abort, results already saved stay, and nothing
 /// half-written is left behind.
-public struct BatchRunner: Sendable {
-    public var pipeline: Pipeline
+package struct BatchRunner: Sendable {
+    package var pipeline: Pipeline
     /// Pushes in flight at once (each holds at most one transfer or one decode). Waiting on the network costs a
     /// push no thread, and decoding runs one per core whatever this is, so it only bounds, with `readAhead`, how
     /// many downloads are outstanding (and the small record each push in flight keeps).
-    public var jobs: Int
+    package var jobs: Int
 
     /// Queued pushes read and checked before their turn, as far ahead of the last push started, with the download
     /// their extension is certain to make started (`ExtensionPlan.download`, Firebase's helper's). The push
@@ -25,39 +25,39 @@ public struct BatchRunner: Sendable {
     /// waves; at most `jobs + readAhead` transfers are in flight. When not 0, the runner's loop also reads each
     /// push not read ahead at its own turn, so every request leaves from the loop, none behind the extension work
     /// of the pushes already started. 0: none (each push is read by its own task).
-    public var readAhead: Int
+    package var readAhead: Int
 
     /// `nse batch`'s default: enough transfers in flight to hide a CDN's first-byte latency (150 ms at 8 MB/s
     /// needs about 100 to keep two cores decoding), few enough to stay polite to one host and within 64 MB.
-    public static let defaultJobs = 256
+    package static let defaultJobs = 256
     /// The most `--jobs` (and `--read-ahead`) accepts: each push in flight holds descriptors (`DescriptorTable`).
-    public static let maxJobs = 1024
+    package static let maxJobs = 1024
     /// Where results go; nil keeps only the summary (and whatever the caller renders from the entries).
-    public var outDirectory: URL?
+    package var outDirectory: URL?
     /// `--strict`: a push with warnings fails.
-    public var strict = false
+    package var strict = false
     /// Sees every complete result, while its attachment files still exist (the HTML report, JSON Lines); called
     /// concurrently, in completion order. When set, attachments are staged even without `outDirectory`.
-    public var onResult: (@Sendable (CompletedPush) async -> Void)?
+    package var onResult: (@Sendable (CompletedPush) async -> Void)?
 
     /// Called with a push's index as it starts (before any of its work), and before that when it is read and its
     /// download started ahead of its turn (`readAhead`): with `onEntry`, what a supervisor needs to tell which
     /// pushes were in flight when the process died.
-    public var onStart: (@Sendable (Int) -> Void)?
+    package var onStart: (@Sendable (Int) -> Void)?
 
     @available(*, deprecated, renamed: "pipeline")
-    public var emulator: Pipeline {
+    package var emulator: Pipeline {
         get { pipeline }
         set { pipeline = newValue }
     }
 
     @available(*, deprecated, renamed: "init(pipeline:jobs:readAhead:outDirectory:)")
-    public init(emulator: Pipeline, jobs: Int, readAhead: Int? = nil, outDirectory: URL?) {
+    package init(emulator: Pipeline, jobs: Int, readAhead: Int? = nil, outDirectory: URL?) {
         self.init(pipeline: emulator, jobs: jobs, readAhead: readAhead, outDirectory: outDirectory)
     }
 
     /// `readAhead` nil: as many as `jobs`.
-    public init(pipeline: Pipeline, jobs: Int, readAhead: Int? = nil, outDirectory: URL?) {
+    package init(pipeline: Pipeline, jobs: Int, readAhead: Int? = nil, outDirectory: URL?) {
         self.pipeline = pipeline
         self.jobs = max(1, jobs)
         self.readAhead = max(0, readAhead ?? jobs)
@@ -66,7 +66,7 @@ public struct BatchRunner: Sendable {
 
     /// Processes `inputs`; `onEntry` is called (in completion order, one call at a time) as each is saved.
     /// Throws only when the batch cannot start (its working folder cannot be made in the output folder).
-    public func run(_ inputs: [BatchInput], onEntry: @Sendable (Int, BatchEntry) -> Void = { _, _ in }) async throws -> BatchReport {
+    package func run(_ inputs: [BatchInput], onEntry: @Sendable (Int, BatchEntry) -> Void = { _, _ in }) async throws -> BatchReport {
         let started = ContinuousClock.now
         DescriptorTable.prepare(for: DescriptorTable.needed(forJobs: jobs, readAhead: readAhead))
         let workspace = try ResultWorkspace(outDirectory: outDirectory)
