@@ -103,15 +103,21 @@ public struct Pipeline: Sendable {
     public final class ReadAhead: Sendable {
         let push: ReceivedPush
         let checks: CheckReport
-        /// The extension runner's plan, when the extension will run.
+        /// The extension runner's plan, when the extension will run, and the content it was made from: the push's
+        /// turn hands the same content to the extension rather than converting the push again.
         let plan: ExtensionPlan?
+        let original: NotificationContent?
         let readMilliseconds: Double
         let lintMilliseconds: Double
 
-        init(push: ReceivedPush, checks: CheckReport, plan: ExtensionPlan?, readMilliseconds: Double, lintMilliseconds: Double) {
+        init(
+            push: ReceivedPush, checks: CheckReport, plan: ExtensionPlan?, original: NotificationContent?, readMilliseconds: Double,
+            lintMilliseconds: Double
+        ) {
             self.push = push
             self.checks = checks
             self.plan = plan
+            self.original = original
             self.readMilliseconds = readMilliseconds
             self.lintMilliseconds = lintMilliseconds
         }
@@ -127,10 +133,10 @@ public struct Pipeline: Sendable {
         guard let push = try? PushReader.read(file) else { return nil }
         let checked = clock.now
         let checks = check(push)
-        let plan = platform.includesIOS && checks.runsExtension
-            ? extensionRunner.plan(for: NotificationContent(push), checks: checks, profile: profile) : nil
+        let original = platform.includesIOS && checks.runsExtension ? NotificationContent(push) : nil
+        let plan = original.map { extensionRunner.plan(for: $0, checks: checks, profile: profile) }
         let readAhead = ReadAhead(
-            push: push, checks: checks, plan: plan, readMilliseconds: started.duration(to: checked).milliseconds,
+            push: push, checks: checks, plan: plan, original: original, readMilliseconds: started.duration(to: checked).milliseconds,
             lintMilliseconds: checked.duration(to: clock.now).milliseconds)
         if let mediaCache, let planned = plan?.download {
             mediaCache.prefetch(planned, using: fetcher, deadline: clock.now + profile.timeBudget)
@@ -152,7 +158,9 @@ public struct Pipeline: Sendable {
             content: nil, diagnostics: checks.diagnostics, timings: ["lint": lint])
         if platform.includesIOS {
             result.destination = checks.destination
-            await emulate(push, checks: checks, plan: checked?.plan, into: &result, attachmentDirectory: attachmentDirectory)
+            await emulate(
+                push, checks: checks, planned: checked.flatMap { ahead in ahead.plan.map { ($0, ahead.original) } }, into: &result,
+                attachmentDirectory: attachmentDirectory)
         } else {
             result.outcome = checks.refused ? .rejected : .notEmulated
         }
@@ -190,20 +198,24 @@ public struct Pipeline: Sendable {
 
     /// The iOS side after the checks: nothing when refused, nothing in Notification Center for another
     /// receiver, the payload's own content when the extension does not run, else the extension.
-    private func emulate(_ push: ReceivedPush, checks: CheckReport, plan: ExtensionPlan?, into result: inout ProcessResult, attachmentDirectory: URL?) async {
+    /// `planned`: the plan made ahead of the push's turn, with the content it was made from.
+    private func emulate(
+        _ push: ReceivedPush, checks: CheckReport, planned: (plan: ExtensionPlan, original: NotificationContent?)?, into result: inout ProcessResult,
+        attachmentDirectory: URL?
+    ) async {
         guard !checks.refused else { return }
         guard checks.destination.presentsNotification else {
             result.outcome = .notDisplayed
             return
         }
-        let original = NotificationContent(push)
+        let original = planned?.original ?? NotificationContent(push)
         guard checks.runsExtension else {
             result.outcome = .original
             result.content = original
             return
         }
         result.extensionInvoked = true
-        await runExtension(original: original, checks: checks, plan: plan, into: &result, attachmentDirectory: attachmentDirectory)
+        await runExtension(original: original, checks: checks, plan: planned?.plan, into: &result, attachmentDirectory: attachmentDirectory)
     }
 
     private func runExtension(
