@@ -30,7 +30,7 @@ public enum Destination: String, Sendable, Codable, CaseIterable {
     /// Its row of the table: the push type that sends a push here, the route's receiver and what the route says.
     /// The one place these are mapped to each other: `PushType.rules`, `PlatformRoute.Receiver(_:)` and the route
     /// report read it.
-    public var row: Row {
+    package var row: Row {
         switch self {
         // The reception table of `DeliveryRoutes` says who receives these: it depends on the app's state.
         case .notificationCenter: Row(pushType: .alert, receiver: nil, handlers: [], display: .none, explanation: "The system presents it.")
@@ -76,18 +76,18 @@ public enum Destination: String, Sendable, Codable, CaseIterable {
     }
 
     /// A destination's row: who receives a push there and what the route says.
-    public struct Row: Sendable {
+    package struct Row: Sendable {
         /// The `apns-push-type` that sends a push here; nil for `nowhere`.
-        public let pushType: PushType?
+        package let pushType: PushType?
         /// The route's receiver, whatever the app's state; nil for Notification Center, the background app and
         /// nowhere, whose receiver depends on the app's state and the sender (`DeliveryRoutes`).
-        public let receiver: PlatformRoute.Receiver?
+        package let receiver: PlatformRoute.Receiver?
         /// The code on the device that receives it, in order (empty where `DeliveryRoutes` says).
-        public let handlers: [String]
+        package let handlers: [String]
         /// Who shows something, for a receiver of its own.
-        public let display: PlatformRoute.Display
+        package let display: PlatformRoute.Display
         /// What the route's explanation says about it.
-        public let explanation: String
+        package let explanation: String
     }
 
     /// The destination a push type sends a push to: the row that names it.
