@@ -45,17 +45,6 @@ package struct BatchRunner: Sendable {
     /// pushes were in flight when the process died.
     package var onStart: (@Sendable (Int) -> Void)?
 
-    @available(*, deprecated, renamed: "pipeline")
-    package var emulator: Pipeline {
-        get { pipeline }
-        set { pipeline = newValue }
-    }
-
-    @available(*, deprecated, renamed: "init(pipeline:jobs:readAhead:outDirectory:)")
-    package init(emulator: Pipeline, jobs: Int, readAhead: Int? = nil, outDirectory: URL?) {
-        self.init(pipeline: emulator, jobs: jobs, readAhead: readAhead, outDirectory: outDirectory)
-    }
-
     /// `readAhead` nil: as many as `jobs`.
     package init(pipeline: Pipeline, jobs: Int, readAhead: Int? = nil, outDirectory: URL?) {
         self.pipeline = pipeline
