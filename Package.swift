@@ -141,7 +141,7 @@ let package = Package(
         .target(name: "NSEFuzzTargets", dependencies: ["NSEKit"]),
         .executableTarget(name: "nse-fuzz", dependencies: ["NSEFuzzTargets"]),
         // Tests by kind (docs/design.md): unit tests open no socket, start no process and read no clock.
-        .testTarget(name: "UnitTests", dependencies: ["NSEKit", "NSEPush", "NSEMedia", "NSEPipeline", "NSEReports", "NSETestSupport"]),
+        .testTarget(name: "UnitTests", dependencies: ["NSEKit", "NSEPush", "NSEMedia", "NSEPipeline", "NSEReports", "NSEHarness", "NSETestSupport"]),
         .testTarget(name: "NSEConcurrencyTests", dependencies: ["NSEConcurrency"]),
         .testTarget(
             name: "NSEKitTests",

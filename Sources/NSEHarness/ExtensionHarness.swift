@@ -92,10 +92,10 @@ public struct ExtensionHarness: Sendable {
         var runner = HarnessRunner(expiryGrace: expiryGrace, memoryMeasurement: memoryMeasurement) { type.init() }
         runner.containerSeed = containerSeed
         runner.bundleDirectory = bundleDirectory
-        let emulator = Emulator(profile: profile, extensionRunner: runner, hostMapping: media?.mapping ?? hostMapping)
+        let pipeline = Pipeline(device: profile, extensionRunner: runner, hostMapping: media?.mapping ?? hostMapping)
         let temporary = attachmentDirectory == nil ? TemporaryFolder() : nil
         let folder = attachmentDirectory ?? temporary?.url
-        var result = await emulator.process(push, input: input, attachmentDirectory: folder)
+        var result = await pipeline.run(push, input: input, attachmentDirectory: folder)
         if let media { result.diagnostics += media.folder.takeMissingFiles() }
         return DeliveredNotification(result: result, keeping: temporary)
     }

@@ -146,9 +146,9 @@ struct BatchCommand: AsyncParsableCommand {
 
         let folder = try media.startFolder()
         defer { folder?.stop() }
-        var emulator = Emulator(profile: device.profile, changes: changes.changes, hostMapping: MediaOptions.mapping(to: folder?.server), sdk: sdkOption.sdk)
-        emulator.platform = platform
-        var runner = BatchRunner(emulator: emulator, jobs: jobs, readAhead: readAhead, outDirectory: outDirectory)
+        var pipeline = Pipeline(device: device.profile, changes: changes.changes, hostMapping: MediaOptions.mapping(to: folder?.server), sdk: sdkOption.sdk)
+        pipeline.platform = platform
+        var runner = BatchRunner(pipeline: pipeline, jobs: jobs, readAhead: readAhead, outDirectory: outDirectory)
         if let folder {
             runner.amendResult = { result in result.diagnostics += folder.missingFiles(namedIn: result.diagnostics) }
         }

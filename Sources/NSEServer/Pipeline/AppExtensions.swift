@@ -66,7 +66,7 @@ actor AppExtensions {
         let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("nse-serve-extension-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: scratch) }
         let payload = scratch.appendingPathComponent("push.json")
-        var fallback = Emulator(profile: defaults.profile, extensionRunner: ExtensionCrash(reason: ""), hostMapping: defaults.hostMapping)
+        var fallback = Pipeline(device: defaults.profile, extensionRunner: ExtensionCrash(reason: ""), hostMapping: defaults.hostMapping)
         fallback.platform = platform == .ios ? .ios : .android
         var result: ProcessResult
         do {
@@ -74,12 +74,12 @@ actor AppExtensions {
             try Self.file(for: push).write(to: payload)
         } catch {
             fallback.extensionRunner = ExtensionCrash(reason: "could not start: its push could not be written (\(error.localizedDescription))")
-            return await fallback.process(push, input: input, attachmentDirectory: attachments)
+            return await fallback.run(push, input: input, attachmentDirectory: attachments)
         }
         switch await built(path) {
         case .failure(let error):
             fallback.extensionRunner = ExtensionCrash(reason: "could not be built from \(path) (\(error.description))")
-            result = await fallback.process(push, input: input, attachmentDirectory: attachments)
+            result = await fallback.run(push, input: input, attachmentDirectory: attachments)
         case .success(let built):
             var request = ExtensionRunRequest(
                 payloadFile: payload.path, resultFile: scratch.appendingPathComponent("result.json").path,

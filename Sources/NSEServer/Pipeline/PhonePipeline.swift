@@ -79,11 +79,11 @@ public struct PhonePipeline: Sendable {
         if device.extension.kind == .folder, let path = device.extension.path {
             return await appExtensions.deliver(push, path: path, defaults: defaults, platform: device.platform, attachments: attachments, input: input)
         }
-        var emulator = Emulator(
-            profile: defaults.profile, changes: defaults.changes, hostMapping: defaults.hostMapping,
+        var pipeline = Pipeline(
+            device: defaults.profile, changes: defaults.changes, hostMapping: defaults.hostMapping,
             sdk: device.sdkSelection ?? .auto)
-        emulator.platform = device.platform == .ios ? .ios : .android
-        return await emulator.process(push, input: input, attachmentDirectory: attachments)
+        pipeline.platform = device.platform == .ios ? .ios : .android
+        return await pipeline.run(push, input: input, attachmentDirectory: attachments)
     }
 
     /// The result as `nse process --format json` prints it (the same encoding), on one line.
