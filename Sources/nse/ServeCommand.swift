@@ -29,6 +29,9 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("The folder for the journal and the attachments; a restart serves the same history.", valueName: "dir"))
     var data: String = ".nse-serve"
 
+    @Option(name: .customLong("max-connections"), help: ArgumentHelp("Connections open at once on each port; one more is closed when accepted (default: 20,000, or the open-file limit less 256).", valueName: "n"))
+    var maxConnections: Int?
+
     @Flag(name: .customLong("accept-any-token"), help: "Register an unknown APNs token as a default iPhone instead of answering BadDeviceToken.")
     var acceptAnyToken = false
 
@@ -44,6 +47,7 @@ struct ServeCommand: AsyncParsableCommand {
     func validate() throws {
         guard (0...65535).contains(port) else { throw ValidationError("--port must be between 0 and 65535.") }
         if let tlsPort, !(0...65535).contains(tlsPort) { throw ValidationError("--tls-port must be between 0 and 65535.") }
+        if let maxConnections, maxConnections < 1 { throw ValidationError("--max-connections must be at least 1.") }
     }
 
     func run() async throws {
@@ -51,6 +55,7 @@ struct ServeCommand: AsyncParsableCommand {
         configuration.port = port
         configuration.tlsPort = tlsPort
         configuration.acceptAnyToken = acceptAnyToken
+        configuration.maxConnections = maxConnections
         if let devices {
             do {
                 let file = try DevicesFile.read(URL(fileURLWithPath: devices))

@@ -1,5 +1,6 @@
 import Foundation
 import NSEPush
+import Synchronization
 
 /// APNs's provider API: `POST /3/device/<token>` (Apple: "Sending notification requests to APNs"). Each refusal
 /// is the status and reason APNs gives; an accepted push is journaled, answered 200, then delivered to the phone.
@@ -9,6 +10,9 @@ struct APNsEndpoint: Sendable {
     let acceptAnyToken: Bool
     let providerKeys: [ProviderKey]
     let clock: @Sendable () -> Date
+    /// Provider tokens whose form and signature passed: a backend reuses one token for up to an hour (Apple asks it
+    /// to), so its ES256 verification, the dearest check of all, runs once, not at every push.
+    let verifiedTokens = VerifiedProviderTokens()
 
     static let pathPrefix = "/3/device/"
     /// Headers a request may carry once only (APNs answers DuplicateHeaders otherwise).
@@ -49,7 +53,7 @@ struct APNsEndpoint: Sendable {
         guard !token.isEmpty else { return .refused(.missingDeviceToken) }
         guard !token.contains("/") else { return .refused(.badPath) }
         if Self.singleHeaders.contains(where: { request.values($0).count > 1 }) { return .refused(.duplicateHeaders) }
-        if let reason = ProviderToken.check(request.header("authorization"), now: clock(), keys: providerKeys) { return .refused(reason) }
+        if let reason = checkProviderToken(request.header("authorization")) { return .refused(reason) }
         guard let topic = request.header("apns-topic"), !topic.isEmpty else { return .refused(.missingTopic) }
         guard !request.bodyTooLarge else { return .refused(.payloadTooLarge) }
         guard !request.body.isEmpty else { return .refused(.payloadEmpty) }
@@ -95,6 +99,22 @@ struct APNsEndpoint: Sendable {
         return .accepted(environment ?? apns.environment)
     }
 
+    /// ProviderToken's checks, the form and signature once per distinct token, the age every time.
+    private func checkProviderToken(_ authorization: String?) -> APNsReason? {
+        let now = clock()
+        if let authorization, let issuedAt = verifiedTokens.issuedAt(authorization) {
+            return now.timeIntervalSince1970 - issuedAt > ProviderToken.maxAge ? .expiredProviderToken : nil
+        }
+        let reason = ProviderToken.check(authorization, now: now, keys: providerKeys)
+        if reason == nil, let authorization {
+            let sections = authorization.split(separator: " ", maxSplits: 1).last?.split(separator: ".", omittingEmptySubsequences: false) ?? []
+            if sections.count == 3, let issuedAt = (ProviderToken.json(sections[1])?["iat"] as? NSNumber)?.doubleValue {
+                verifiedTokens.insert(authorization, issuedAt: issuedAt)
+            }
+        }
+        return reason
+    }
+
     /// The environment a request's host names: Apple's sandbox or production host; nil for any other (localhost),
     /// where each device's own environment applies.
     static func environment(host: String?) -> DeviceEntry.APNsEnvironment? {
@@ -129,5 +149,23 @@ struct APNsEndpoint: Sendable {
 
     static func requestRecord(_ request: ServerRequest, id: String) -> Data {
         ServeState.requestRecord(request, idKey: "apnsId", id: id)
+    }
+}
+
+/// The `authorization` values whose provider token passed its form and signature checks, with their `iat`. Bounded:
+/// a sender that makes a new token for every push empties it now and then, and pays the verification each time.
+final class VerifiedProviderTokens: Sendable {
+    static let capacity = 1024
+    private let tokens = Mutex<[String: Double]>([:])
+
+    func issuedAt(_ authorization: String) -> Double? {
+        tokens.withLock { $0[authorization] }
+    }
+
+    func insert(_ authorization: String, issuedAt: Double) {
+        tokens.withLock { tokens in
+            if tokens.count >= Self.capacity { tokens.removeAll(keepingCapacity: true) }
+            tokens[authorization] = issuedAt
+        }
     }
 }
