@@ -117,6 +117,31 @@ def h2load(arguments: list[str], log: str) -> dict:
             "p50": percentile(durations, 0.50) / 1000, "p99": percentile(durations, 0.99) / 1000}
 
 
+def hold_idle(count: int, pid: int, port: int) -> None:
+    """Opens `count` connections that send nothing, then has each send HTTP/2's connection preface and an empty
+    SETTINGS frame (an APNs client's connection between pushes); prints nse's resident memory at each step."""
+    import resource
+    import socket
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+    time.sleep(1)
+    before = resident_mb(pid)
+    connections = [socket.create_connection(("127.0.0.1", port)) for _ in range(count)]
+    time.sleep(1)
+    idle = resident_mb(pid)
+    for connection in connections:
+        connection.sendall(b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n" + bytes([0, 0, 0, 4, 0, 0, 0, 0, 0]))
+    time.sleep(2)
+    http2 = resident_mb(pid)
+    check = subprocess.run(["curl", "-s", "-o", "/dev/null", "-w", "%{http_code}", f"http://127.0.0.1:{port}/emulator/v1/devices"],
+                           capture_output=True, text=True).stdout
+    print(f"\n{count} idle connections: nse resident {before:.0f} MB before, {idle:.0f} MB with them open "
+          f"({(idle - before) * 1024 / count:.1f} KB each), {http2:.0f} MB once each is an HTTP/2 connection "
+          f"({(http2 - before) * 1024 / count:.1f} KB each); a request meanwhile: {check}")
+    for connection in connections:
+        connection.close()
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--nse", default=".build/release/nse")
@@ -124,6 +149,7 @@ def main() -> None:
     parser.add_argument("--requests", "-n", type=int, default=20000)
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--only", choices=["apns", "fcm"], help="one load only")
+    parser.add_argument("--idle", type=int, default=10000, help="then hold this many idle connections to nse and read its memory (0: skip)")
     options = parser.parse_args()
 
     folder = tempfile.mkdtemp(prefix="nse-bench-serve-")
@@ -211,6 +237,9 @@ def main() -> None:
                       f"  p50 {statistics.median(r['p50'] for r in rows):6.2f} ms  p99 {statistics.median(r['p99'] for r in rows):6.2f} ms"
                       f"  server cpu {statistics.median(r['cpu'] for r in rows):.2f} s")
             print(f"  {name:4} ceiling / nse: {ceiling_rate / nse_rate:.2f}x")
+
+        if options.idle:
+            hold_idle(options.idle, nse.pid, nse_port)
     finally:
         for process in (nse, ceiling):
             process.terminate()

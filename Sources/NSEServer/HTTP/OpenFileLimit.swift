@@ -9,7 +9,7 @@ public enum OpenFileLimit {
     public static var current: Int {
         var limit = rlimit()
         guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0 else { return 1024 }
-        return limit.rlim_cur == RLIM_INFINITY ? Int.max : Int(clamping: limit.rlim_cur)
+        return Int(clamping: limit.rlim_cur)
     }
 
     /// Raises the soft limit to the hard limit (what a process may do without privileges); returns the soft

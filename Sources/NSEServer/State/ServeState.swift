@@ -259,8 +259,27 @@ actor ServeState {
         return record
     }
 
-    /// A JSON string literal.
+    /// A JSON string literal (RFC 8259 section 7: `"` and `\` escaped, control characters as `\n`... or
+    /// `\u00XX`, every other character as its UTF-8 bytes). Written by hand: a JSONEncoder per string, twenty
+    /// strings a push, cost more than the rest of journaling it.
     static func quoted(_ text: String) -> Data {
-        JSONValue.string(text).compactData()
+        var literal = Data()
+        literal.reserveCapacity(text.utf8.count + 2)
+        literal.append(0x22)
+        for byte in text.utf8 {
+            switch byte {
+            case 0x22: literal.append(contentsOf: [0x5C, 0x22])
+            case 0x5C: literal.append(contentsOf: [0x5C, 0x5C])
+            case 0x0A: literal.append(contentsOf: [0x5C, 0x6E])
+            case 0x0D: literal.append(contentsOf: [0x5C, 0x72])
+            case 0x09: literal.append(contentsOf: [0x5C, 0x74])
+            case 0x00..<0x20:
+                let hex = Array("0123456789abcdef".utf8)
+                literal.append(contentsOf: [0x5C, 0x75, 0x30, 0x30, hex[Int(byte >> 4)], hex[Int(byte & 0x0F)]])
+            default: literal.append(byte)
+            }
+        }
+        literal.append(0x22)
+        return literal
     }
 }
