@@ -61,7 +61,9 @@ struct APNsEndpoint: Sendable {
         let environment = Self.environment(host: request.header("host"))
         guard APNsToken.isWellFormed(token) else { return .refused(.badDeviceToken) }
         var device = await state.device(apnsToken: token)
-        if device == nil, acceptAnyToken {
+        // A device `--accept-any-token` makes up is registered once the push is accepted.
+        let madeUp = device == nil && acceptAnyToken
+        if madeUp {
             device = Self.defaultIPhone(token: token, topic: topic, environment: environment ?? .development)
         }
         guard var device, let apns = device.apns else { return .refused(.badDeviceToken) }
@@ -87,8 +89,11 @@ struct APNsEndpoint: Sendable {
         }
 
         do {
-            if await state.device(apnsToken: token) == nil { try await state.register(device) }
-            device = await state.device(apnsToken: token) ?? device
+            if madeUp {
+                try await state.register(device)
+                // Another request may have registered the token first: its device is the one pushes go to.
+                device = await state.device(apnsToken: token) ?? device
+            }
             let record = Self.requestRecord(request, id: apnsID)
             let accepted = try await state.accept(id: apnsID, service: "apns", device: device, request: record)
             deliveries.start(seq: accepted.seq, generation: accepted.generation, push: push, device: device, input: "apns:\(apnsID)")

@@ -263,23 +263,23 @@ actor ServeState {
     /// `\u00XX`, every other character as its UTF-8 bytes). Written by hand: a JSONEncoder per string, twenty
     /// strings a push, cost more than the rest of journaling it.
     static func quoted(_ text: String) -> Data {
-        var literal = Data()
+        var literal: [UInt8] = []
         literal.reserveCapacity(text.utf8.count + 2)
         literal.append(0x22)
         for byte in text.utf8 {
             switch byte {
-            case 0x22: literal.append(contentsOf: [0x5C, 0x22])
-            case 0x5C: literal.append(contentsOf: [0x5C, 0x5C])
-            case 0x0A: literal.append(contentsOf: [0x5C, 0x6E])
-            case 0x0D: literal.append(contentsOf: [0x5C, 0x72])
-            case 0x09: literal.append(contentsOf: [0x5C, 0x74])
+            case 0x22, 0x5C: literal.append(0x5C); literal.append(byte)
+            case 0x0A: literal.append(0x5C); literal.append(0x6E)
+            case 0x0D: literal.append(0x5C); literal.append(0x72)
+            case 0x09: literal.append(0x5C); literal.append(0x74)
             case 0x00..<0x20:
-                let hex = Array("0123456789abcdef".utf8)
-                literal.append(contentsOf: [0x5C, 0x75, 0x30, 0x30, hex[Int(byte >> 4)], hex[Int(byte & 0x0F)]])
+                literal.append(contentsOf: [0x5C, 0x75, 0x30, 0x30, Self.hexDigits[Int(byte >> 4)], Self.hexDigits[Int(byte & 0x0F)]])
             default: literal.append(byte)
             }
         }
         literal.append(0x22)
-        return literal
+        return Data(literal)
     }
+
+    private static let hexDigits = Array("0123456789abcdef".utf8)
 }
