@@ -84,6 +84,16 @@ bench: build
 	@python3 -c "import requests, PIL" 2>/dev/null || python3 -m pip install --quiet requests pillow
 	.build/release/nse-bench --nse $(NSE) --python Benchmarks/python_pipeline.py
 
+## `nse serve` beside a bare SwiftNIO server (the ceiling, Sources/nse-serve-ceiling) under h2load (nghttp2-client):
+## APNs over one h2c connection with 100 streams, FCM over 64 HTTP/1.1 keep-alive connections; pushes/s, p50/p99 and
+## the ratio, interleaved rounds, medians (Benchmarks/serve_bench.py; BENCH_SERVE_ARGS="--rounds 5 -n 50000"). Not CI.
+.PHONY: bench-serve
+bench-serve: build
+	@dpkg -s nghttp2-client >/dev/null 2>&1 || { echo "Installing: nghttp2-client"; \
+	  $(SUDO) apt-get update -qq && $(SUDO) DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nghttp2-client; }
+	$(SWIFT) build -c release --product nse-serve-ceiling --static-swift-stdlib
+	python3 Benchmarks/serve_bench.py --nse $(NSE) --ceiling .build/release/nse-serve-ceiling $(BENCH_SERVE_ARGS)
+
 ## Copies the release binary to $(PREFIX)/bin (default /usr/local/bin).
 install: build
 	install -d $(DESTDIR)$(PREFIX)/bin

@@ -136,6 +136,16 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
+        // `make bench-serve`'s ceiling: SwiftNIO's HTTP/1.1 and HTTP/2 answering 200 without a check, beside `nse serve`.
+        .executableTarget(
+            name: "nse-serve-ceiling",
+            dependencies: [
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOHTTP2", package: "swift-nio-http2"),
+            ]
+        ),
         // `make fuzz`: the code paths fed with random bytes, one entry point each, shared with the test that
         // replays Fuzz/regressions; `nse-fuzz` drives them (with libFuzzer only in the build `make fuzz` makes).
         .target(name: "NSEFuzzTargets", dependencies: ["NSEKit"]),

@@ -26,6 +26,11 @@ public final class NSEServer: Sendable {
         public var extensionCache: URL?
         /// A connection idle this long (nothing read or written) is closed.
         public var idleTimeout: Duration = .seconds(300)
+        /// A request must arrive whole within this time of its first byte (HTTP/2: of its stream's opening).
+        public var requestTimeout: Duration = .seconds(30)
+        /// Connections open at once on each port (nil: `HTTPServer.Limits.defaultMaxConnections`, read after the
+        /// open-file limit is raised).
+        public var maxConnections: Int?
         /// The clock the emulator's clock starts from (the control API moves it; tests may give their own).
         public var clock: @Sendable () -> Date = { Date() }
         /// FCM expires a registration token inactive this long (Firebase: "Best practices for FCM registration
@@ -87,11 +92,15 @@ public final class NSEServer: Sendable {
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 2)
         var started: [HTTPServer] = []
         do {
-            let idle = TimeAmount.nanoseconds(Int64(configuration.idleTimeout.components.seconds) * 1_000_000_000 + configuration.idleTimeout.components.attoseconds / 1_000_000_000)
-            started.append(try await HTTPServer.start(host: configuration.host, port: configuration.port, group: group, idleTimeout: idle, responder: router))
+            // Each connection is a descriptor: 10,000 idle clients need more than the 1024 many systems start with.
+            OpenFileLimit.raise()
+            let limits = HTTPServer.Limits(
+                maxConnections: configuration.maxConnections ?? HTTPServer.Limits.defaultMaxConnections,
+                idleTimeout: Self.timeAmount(configuration.idleTimeout), requestTimeout: Self.timeAmount(configuration.requestTimeout))
+            started.append(try await HTTPServer.start(host: configuration.host, port: configuration.port, group: group, limits: limits, responder: router))
             var secure: HTTPServer?
             if let tls, let tlsPort = configuration.tlsPort {
-                secure = try await HTTPServer.start(host: configuration.host, port: tlsPort, group: group, tls: tls.context, idleTimeout: idle, responder: router)
+                secure = try await HTTPServer.start(host: configuration.host, port: tlsPort, group: group, tls: tls.context, limits: limits, responder: router)
             }
             return NSEServer(servers: started, tls: secure, caCertificate: tls?.ca, skipped: replayed.skipped, group: group)
         } catch {
@@ -99,6 +108,12 @@ public final class NSEServer: Sendable {
             try? await group.shutdownGracefully()
             throw ServeSetupError("Cannot listen on \(configuration.host): \(error).")
         }
+    }
+
+    private static func timeAmount(_ duration: Duration) -> TimeAmount {
+        let (seconds, attoseconds) = duration.components
+        guard seconds < Int64.max / 1_000_000_000 - 1 else { return .nanoseconds(.max) }
+        return .nanoseconds(max(0, seconds) * 1_000_000_000 + max(0, attoseconds) / 1_000_000_000)
     }
 
     /// TLS with ALPN h2 then http/1.1, the certificate signed by the data folder's CA.

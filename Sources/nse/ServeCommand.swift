@@ -29,6 +29,9 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("The folder for the journal and the attachments; a restart serves the same history.", valueName: "dir"))
     var data: String = ".nse-serve"
 
+    @Option(name: .customLong("max-connections"), help: ArgumentHelp("Connections open at once on each port; one more is closed when accepted (default: 20,000, or the open-file limit less 256).", valueName: "n"))
+    var maxConnections: Int?
+
     @Flag(name: .customLong("accept-any-token"), help: "Register an unknown APNs token as a default iPhone instead of answering BadDeviceToken.")
     var acceptAnyToken = false
 
@@ -52,6 +55,7 @@ struct ServeCommand: AsyncParsableCommand {
         if let tlsPort, !(0...65535).contains(tlsPort) { throw ValidationError("--tls-port must be between 0 and 65535.") }
         guard (0...36500).contains(fcmTokenExpiryDays) else { throw ValidationError("--fcm-token-expiry-days must be between 0 and 36500.") }
         guard (0...1440).contains(providerTokenUpdates) else { throw ValidationError("--provider-token-updates must be between 0 and 1440 minutes.") }
+        if let maxConnections, maxConnections < 1 { throw ValidationError("--max-connections must be at least 1.") }
     }
 
     func run() async throws {
@@ -61,6 +65,7 @@ struct ServeCommand: AsyncParsableCommand {
         configuration.acceptAnyToken = acceptAnyToken
         configuration.fcmTokenExpiry = fcmTokenExpiryDays == 0 ? nil : TimeInterval(fcmTokenExpiryDays) * 86400
         configuration.providerTokenUpdateInterval = providerTokenUpdates == 0 ? nil : TimeInterval(providerTokenUpdates) * 60
+        configuration.maxConnections = maxConnections
         if let devices {
             do {
                 let file = try DevicesFile.read(URL(fileURLWithPath: devices))

@@ -30,7 +30,8 @@ struct ServeFixture {
 
     static func start(
         devices: String = devicesJSON, acceptAnyToken: Bool = false, data: URL? = nil, tls: Bool = false,
-        idleTimeout: Duration = .seconds(300), clock: @escaping @Sendable () -> Date = { Date() }
+        idleTimeout: Duration = .seconds(300), requestTimeout: Duration = .seconds(30), maxConnections: Int? = nil,
+        clock: @escaping @Sendable () -> Date = { Date() }
     ) async throws -> ServeFixture {
         let folder = data ?? FileManager.default.temporaryDirectory.appendingPathComponent("nse-serve-test-\(UUID().uuidString)")
         let deviceFile = folder.appendingPathExtension("devices.json")
@@ -43,6 +44,8 @@ struct ServeFixture {
         configuration.clock = clock
         if tls { configuration.tlsPort = 0 }
         configuration.idleTimeout = idleTimeout
+        configuration.requestTimeout = requestTimeout
+        configuration.maxConnections = maxConnections
         return ServeFixture(server: try await NSEServer.start(configuration), data: folder)
     }
 

@@ -23,7 +23,7 @@ extension APNsEndpoint {
             return .topic(topic)
         }
         let now = clock()
-        if let reason = ProviderToken.check(authorization, now: now, keys: providerKeys) { return .refused(reason) }
+        if let reason = checkProviderToken(authorization) { return .refused(reason) }
         if let tokenUpdates, let connection = request.connection, let authorization,
            let reason = tokenUpdates.check(authorization, on: connection, now: now) {
             return .refused(reason)

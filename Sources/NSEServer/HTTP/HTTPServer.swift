@@ -4,6 +4,7 @@ import NIOHTTP2
 import NIOPosix
 import NIOSSL
 import NIOTLS
+import Synchronization
 
 /// One listening port that speaks HTTP/1.1 and HTTP/2 over plain TCP: a connection that opens with the HTTP/2
 /// preface (RFC 9113 section 3.4, "prior knowledge", what `curl --http2-prior-knowledge` and APNs clients
@@ -22,26 +23,57 @@ public final class HTTPServer: Sendable {
         self.port = port
     }
 
+    /// What a connection may hold, and for how long: the bounds that keep hostile or broken clients from holding
+    /// the server's sockets, memory or time (docs/serve.md, "Limits").
+    public struct Limits: Sendable {
+        /// Connections open at once on this port; one more is closed as soon as it is accepted.
+        public var maxConnections: Int
+        /// A connection that sends and receives nothing for this long, with no request waiting for its answer,
+        /// is closed.
+        public var idleTimeout: TimeAmount
+        /// A request must arrive whole (head and body) within this time of its first byte (HTTP/1.1) or of its
+        /// stream's opening (HTTP/2); else the connection (HTTP/1.1) or the stream (HTTP/2) is closed. A client
+        /// that trickles a byte now and then is never idle, so the idle timeout alone would not end it.
+        public var requestTimeout: TimeAmount
+
+        public init(maxConnections: Int = Limits.defaultMaxConnections, idleTimeout: TimeAmount = .minutes(5), requestTimeout: TimeAmount = .seconds(30)) {
+            self.maxConnections = maxConnections
+            self.idleTimeout = idleTimeout
+            self.requestTimeout = requestTimeout
+        }
+
+        /// 20,000 connections, or fewer when the open-file limit (raised to its hard limit at start,
+        /// `OpenFileLimit.raise()`) leaves less room: that limit less 256 descriptors for the journal, the
+        /// pipeline's files and downloads.
+        public static var defaultMaxConnections: Int {
+            max(1, min(20_000, OpenFileLimit.current - 256))
+        }
+    }
+
     /// Listens on `host`:`port` (0: a free port, read back from `port`). With `tls`, every connection is TLS and
     /// ALPN picks the protocol (h2, else HTTP/1.1); without, the first bytes do.
-    /// `idleTimeout`: a connection that sends and receives nothing for this long is closed, so idle and stalled
-    /// clients do not hold sockets for ever.
     public static func start(
-        host: String, port: Int, group: any EventLoopGroup, tls: NIOSSLContext? = nil, idleTimeout: TimeAmount = .minutes(5),
+        host: String, port: Int, group: any EventLoopGroup, tls: NIOSSLContext? = nil, limits: Limits = Limits(),
         responder: any RequestResponder
     ) async throws -> HTTPServer {
+        let open = ConnectionCount()
         let bootstrap = ServerBootstrap(group: group)
             .serverChannelOption(.backlog, value: 256)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
             .childChannelInitializer { channel in
-                channel.eventLoop.makeCompletedFuture {
+                // Over the limit: closed at once (the client reads the end of the stream), before any buffer is made.
+                guard open.claim(limit: limits.maxConnections) else {
+                    return channel.eventLoop.makeFailedFuture(ConnectionCount.TooMany())
+                }
+                channel.closeFuture.whenComplete { _ in open.release() }
+                return channel.eventLoop.makeCompletedFuture {
                     let pipeline = channel.pipeline.syncOperations
-                    try pipeline.addHandler(IdleStateHandler(allTimeout: idleTimeout))
+                    try pipeline.addHandler(IdleStateHandler(allTimeout: limits.idleTimeout))
                     let activity = ConnectionActivity()
                     try pipeline.addHandler(CloseWhenIdle(activity: activity))
                     guard let tls else {
-                        try pipeline.addHandler(ProtocolDetector(responder: responder, activity: activity, connection: ConnectionContext()))
+                        try pipeline.addHandler(ProtocolDetector(responder: responder, activity: activity, connection: ConnectionContext(), requestTimeout: limits.requestTimeout))
                         return
                     }
                     try pipeline.addHandler(NIOSSLServerHandler(context: tls))
@@ -50,9 +82,9 @@ public final class HTTPServer: Sendable {
                             // The handshake is done: the client certificate, if one was presented, passed the CA.
                             let connection = ConnectionContext(clientCertificate: try? channel.pipeline.syncOperations.handler(type: NIOSSLServerHandler.self).peerCertificate?.toDERBytes())
                             if case .negotiated("h2") = result {
-                                try ProtocolDetector.configureHTTP2(channel, responder: responder, activity: activity, connection: connection)
+                                try ProtocolDetector.configureHTTP2(channel, responder: responder, activity: activity, connection: connection, requestTimeout: limits.requestTimeout)
                             } else {
-                                try ProtocolDetector.configureHTTP1(channel, responder: responder, activity: activity, connection: connection)
+                                try ProtocolDetector.configureHTTP1(channel, responder: responder, activity: activity, connection: connection, requestTimeout: limits.requestTimeout)
                             }
                         }
                     })
@@ -78,12 +110,14 @@ final class ProtocolDetector: ChannelInboundHandler, RemovableChannelHandler {
     private let responder: any RequestResponder
     private let activity: ConnectionActivity
     private let connection: ConnectionContext
+    private let requestTimeout: TimeAmount
     private var buffered: ByteBuffer?
 
-    init(responder: any RequestResponder, activity: ConnectionActivity, connection: ConnectionContext) {
+    init(responder: any RequestResponder, activity: ConnectionActivity, connection: ConnectionContext, requestTimeout: TimeAmount) {
         self.responder = responder
         self.activity = activity
         self.connection = connection
+        self.requestTimeout = requestTimeout
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
@@ -99,9 +133,9 @@ final class ProtocolDetector: ChannelInboundHandler, RemovableChannelHandler {
         if matches, count < Self.preface.count { return }
         do {
             if matches {
-                try Self.configureHTTP2(context.channel, responder: responder, activity: activity, connection: connection)
+                try Self.configureHTTP2(context.channel, responder: responder, activity: activity, connection: connection, requestTimeout: requestTimeout)
             } else {
-                try Self.configureHTTP1(context.channel, responder: responder, activity: activity, connection: connection)
+                try Self.configureHTTP1(context.channel, responder: responder, activity: activity, connection: connection, requestTimeout: requestTimeout)
             }
         } catch {
             context.close(promise: nil)
@@ -112,12 +146,14 @@ final class ProtocolDetector: ChannelInboundHandler, RemovableChannelHandler {
         context.pipeline.syncOperations.removeHandler(context: context, promise: nil)
     }
 
-    static func configureHTTP1(_ channel: any Channel, responder: any RequestResponder, activity: ConnectionActivity, connection: ConnectionContext) throws {
+    static func configureHTTP1(_ channel: any Channel, responder: any RequestResponder, activity: ConnectionActivity, connection: ConnectionContext, requestTimeout: TimeAmount) throws {
+        // In front of the HTTP decoder: it sees a request's first bytes, before a head could be parsed.
+        try channel.pipeline.syncOperations.addHandler(RequestDeadline(activity: activity, timeout: requestTimeout))
         try channel.pipeline.syncOperations.configureHTTPServerPipeline(withErrorHandling: true)
         try channel.pipeline.syncOperations.addHandler(RequestHandler(responder: responder, protocolName: "HTTP/1.1", activity: activity, connection: connection))
     }
 
-    static func configureHTTP2(_ channel: any Channel, responder: any RequestResponder, activity: ConnectionActivity, connection context: ConnectionContext) throws {
+    static func configureHTTP2(_ channel: any Channel, responder: any RequestResponder, activity: ConnectionActivity, connection context: ConnectionContext, requestTimeout: TimeAmount) throws {
         var connection = NIOHTTP2Handler.ConnectionConfiguration()
         connection.initialSettings = [
             // APNs allows 1000 concurrent streams per connection by default (its SETTINGS frame says so).
@@ -130,7 +166,7 @@ final class ProtocolDetector: ChannelInboundHandler, RemovableChannelHandler {
             stream.eventLoop.makeCompletedFuture {
                 try stream.pipeline.syncOperations.addHandlers([
                     HTTP2FramePayloadToHTTP1ServerCodec(),
-                    RequestHandler(responder: responder, protocolName: "HTTP/2", activity: activity, connection: context),
+                    RequestHandler(responder: responder, protocolName: "HTTP/2", activity: activity, connection: context, streamTimeout: requestTimeout),
                 ])
             }
         }
@@ -142,6 +178,70 @@ final class ProtocolDetector: ChannelInboundHandler, RemovableChannelHandler {
 /// only when none is. Touched only on the connection's event loop, which its streams share.
 final class ConnectionActivity: @unchecked Sendable {
     var requestsInFlight = 0
+    /// HTTP/1.1: when the request being received must be whole; nil between requests.
+    var requestDeadline: Scheduled<Void>?
+
+    /// The request being received arrived whole: its deadline no longer applies.
+    func requestArrived() {
+        requestDeadline?.cancel()
+        requestDeadline = nil
+    }
+}
+
+/// The connections open on one port, counted so that one over the limit is refused.
+final class ConnectionCount: Sendable {
+    struct TooMany: Error {}
+
+    private let open = Atomic<Int>(0)
+
+    /// Counts a new connection; false (and not counted) when `limit` are open already.
+    func claim(limit: Int) -> Bool {
+        let (_, now) = open.add(1, ordering: .relaxed)
+        guard now > limit else { return true }
+        open.subtract(1, ordering: .relaxed)
+        return false
+    }
+
+    func release() {
+        open.subtract(1, ordering: .relaxed)
+    }
+}
+
+/// HTTP/1.1: from a request's first byte, gives it `timeout` to arrive whole (RequestHandler says when it has),
+/// then closes the connection. Bytes that trickle in slowly enough keep IdleStateHandler quiet for ever; this
+/// bounds a request's time whatever its pace.
+final class RequestDeadline: ChannelInboundHandler {
+    typealias InboundIn = ByteBuffer
+    typealias InboundOut = ByteBuffer
+
+    private let activity: ConnectionActivity
+    private let timeout: TimeAmount
+
+    init(activity: ConnectionActivity, timeout: TimeAmount) {
+        self.activity = activity
+        self.timeout = timeout
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        if activity.requestDeadline == nil { arm(context) }
+        context.fireChannelRead(data)
+    }
+
+    func handlerRemoved(context: ChannelHandlerContext) {
+        activity.requestArrived()
+    }
+
+    private func arm(_ context: ChannelHandlerContext) {
+        activity.requestDeadline = context.eventLoop.assumeIsolated().scheduleTask(in: timeout) { [activity, self] in
+            activity.requestDeadline = nil
+            // Bytes of the next request that came while the server was still answering one: its time starts now.
+            if activity.requestsInFlight > 0 {
+                self.arm(context)
+            } else {
+                context.close(promise: nil)
+            }
+        }
+    }
 }
 
 /// Closes the connection when IdleStateHandler reports it idle and no request on it waits for its answer.
@@ -182,15 +282,30 @@ final class RequestHandler: ChannelInboundHandler {
     private let protocolName: String
     private let activity: ConnectionActivity
     private let connection: ConnectionContext
+    /// HTTP/2: the stream's request must arrive whole within this time of the stream's opening.
+    private let streamTimeout: TimeAmount?
+    private var streamDeadline: Scheduled<Void>?
     private var head: HTTPRequestHead?
     private var body: [UInt8] = []
     private var tooLarge = false
 
-    init(responder: any RequestResponder, protocolName: String, activity: ConnectionActivity, connection: ConnectionContext) {
+    init(responder: any RequestResponder, protocolName: String, activity: ConnectionActivity, connection: ConnectionContext, streamTimeout: TimeAmount? = nil) {
         self.responder = responder
         self.protocolName = protocolName
         self.activity = activity
         self.connection = connection
+        self.streamTimeout = streamTimeout
+    }
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        guard let streamTimeout else { return }
+        // Closing the stream channel resets the stream (RST_STREAM CANCEL); the connection and its other streams go on.
+        streamDeadline = context.eventLoop.assumeIsolated().scheduleTask(in: streamTimeout) { context.close(promise: nil) }
+    }
+
+    func handlerRemoved(context: ChannelHandlerContext) {
+        streamDeadline?.cancel()
+        streamDeadline = nil
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
@@ -208,6 +323,9 @@ final class RequestHandler: ChannelInboundHandler {
                 body.append(contentsOf: chunk.readableBytesView)
             }
         case .end:
+            streamDeadline?.cancel()
+            streamDeadline = nil
+            if streamTimeout == nil { activity.requestArrived() }
             guard let head else { return }
             self.head = nil
             var request = ServerRequest(

@@ -37,11 +37,17 @@ public struct PhonePipeline: Sendable {
     /// finding a payload file with that content gets.
     static func apnsPush(headers: [String: String], body: [UInt8]) -> Result<ReceivedPush, InputError> {
         let payload = Data(body)
+        // The usual body, a bare APNs payload, is parsed once and given the request's headers: the push an envelope
+        // of it gives (the payload's size measured on the same bytes).
+        if let bare = try? PushReader.parse(payload), bare.kind == .apns, !bare.isEnvelope, bare.fcmMessage == nil {
+            return .success(ReceivedPush(
+                kind: .apns, userInfo: bare.userInfo, payloadBytes: bare.payloadBytes, diagnostics: bare.diagnostics,
+                headers: headers.mapValues { JSONValue.string($0) }, isEnvelope: true))
+        }
+        // Any other body (not an object, an FCM message, keys an envelope or simctl file has): read inside an
+        // envelope, so it gets the findings that file would.
         do {
-            guard case .object = try JSONValue.parse(payload) else {
-                // Not an object: PushReader says so as for a file.
-                return Self.read(payload)
-            }
+            guard case .object = try JSONValue.parse(payload) else { return Self.read(payload) }
         } catch {
             return Self.read(payload)
         }
