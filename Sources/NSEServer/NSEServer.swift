@@ -24,6 +24,9 @@ public final class NSEServer: Sendable {
         public var pipeline = PhonePipeline.Defaults()
         /// A connection idle this long (nothing read or written) is closed.
         public var idleTimeout: Duration = .seconds(300)
+        /// `--proxy`: the plain port also answers CONNECT and absolute-form requests, emulating the push hosts;
+        /// the value says what happens to every other host. nil: not a proxy.
+        public var proxy: ProxyOtherHosts?
         /// The clock provider tokens' age is measured by (tests move it).
         public var clock: @Sendable () -> Date = { Date() }
 
@@ -35,7 +38,7 @@ public final class NSEServer: Sendable {
     public let port: Int
     /// The TLS port, when one was asked for.
     public let tlsPort: Int?
-    /// The local CA's certificate (`<data>/ca.pem`) that clients trust, when TLS is served.
+    /// The local CA's certificate (`<data>/ca.pem`) that clients trust, when TLS is served or the server is a proxy.
     public let caCertificate: URL?
     /// Journal lines a restart could not read (a line cut short by a crash mid-write).
     public let skippedJournalLines: Int
@@ -72,17 +75,19 @@ public final class NSEServer: Sendable {
             fcm: FCMEndpoint(state: state, deliveries: deliveries, tokens: try AccessTokens(dataDirectory: configuration.dataDirectory)),
             control: ControlAPI(state: state, fileDevices: configuration.devices, clock: configuration.clock, faults: Faults()))
         let tls = try configuration.tlsPort.map { _ throws(ServeSetupError) in try Self.tlsContext(dataDirectory: configuration.dataDirectory) }
+        let proxyCA = try configuration.proxy.map { _ throws(ServeSetupError) in try LocalCA.loadOrCreate(in: configuration.dataDirectory) }
+        let proxy = configuration.proxy.flatMap { other in proxyCA.map { ProxyService(other: other, ca: $0) } }
         // Two threads: the event loops only parse and write; the pipeline runs elsewhere.
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 2)
         var started: [HTTPServer] = []
         do {
             let idle = TimeAmount.nanoseconds(Int64(configuration.idleTimeout.components.seconds) * 1_000_000_000 + configuration.idleTimeout.components.attoseconds / 1_000_000_000)
-            started.append(try await HTTPServer.start(host: configuration.host, port: configuration.port, group: group, idleTimeout: idle, responder: router))
+            started.append(try await HTTPServer.start(host: configuration.host, port: configuration.port, group: group, idleTimeout: idle, responder: router, proxy: proxy))
             var secure: HTTPServer?
             if let tls, let tlsPort = configuration.tlsPort {
                 secure = try await HTTPServer.start(host: configuration.host, port: tlsPort, group: group, tls: tls.context, idleTimeout: idle, responder: router)
             }
-            return NSEServer(servers: started, tls: secure, caCertificate: tls?.ca, skipped: replayed.skipped, group: group)
+            return NSEServer(servers: started, tls: secure, caCertificate: tls?.ca ?? proxyCA?.certificateURL, skipped: replayed.skipped, group: group)
         } catch {
             for server in started { await server.stop() }
             try? await group.shutdownGracefully()
@@ -95,11 +100,7 @@ public final class NSEServer: Sendable {
         let ca = try LocalCA.loadOrCreate(in: dataDirectory)
         let issued = try ca.issueServerCertificate()
         do {
-            var tls = TLSConfiguration.makeServerConfiguration(
-                certificateChain: [.certificate(try NIOSSLCertificate(bytes: Array(issued.certificate.utf8), format: .pem))],
-                privateKey: .privateKey(try NIOSSLPrivateKey(bytes: Array(issued.key.utf8), format: .pem)))
-            tls.applicationProtocols = ["h2", "http/1.1"]
-            return (try NIOSSLContext(configuration: tls), ca.certificateURL)
+            return (try HTTPServer.tlsContext(certificatePEM: issued.certificate, keyPEM: issued.key), ca.certificateURL)
         } catch {
             throw ServeSetupError("Cannot set up TLS: \(error).")
         }

@@ -25,10 +25,11 @@ public final class HTTPServer: Sendable {
     /// Listens on `host`:`port` (0: a free port, read back from `port`). With `tls`, every connection is TLS and
     /// ALPN picks the protocol (h2, else HTTP/1.1); without, the first bytes do.
     /// `idleTimeout`: a connection that sends and receives nothing for this long is closed, so idle and stalled
-    /// clients do not hold sockets for ever.
+    /// clients do not hold sockets for ever. `proxy`: HTTP/1.1 connections also answer CONNECT and absolute-form
+    /// requests (`nse serve --proxy`).
     public static func start(
         host: String, port: Int, group: any EventLoopGroup, tls: NIOSSLContext? = nil, idleTimeout: TimeAmount = .minutes(5),
-        responder: any RequestResponder
+        responder: any RequestResponder, proxy: ProxyService? = nil
     ) async throws -> HTTPServer {
         let bootstrap = ServerBootstrap(group: group)
             .serverChannelOption(.backlog, value: 256)
@@ -41,23 +42,23 @@ public final class HTTPServer: Sendable {
                     let activity = ConnectionActivity()
                     try pipeline.addHandler(CloseWhenIdle(activity: activity))
                     guard let tls else {
-                        try pipeline.addHandler(ProtocolDetector(responder: responder, activity: activity))
+                        try pipeline.addHandler(ProtocolDetector(responder: responder, activity: activity, proxy: proxy))
                         return
                     }
-                    try pipeline.addHandler(NIOSSLServerHandler(context: tls))
-                    try pipeline.addHandler(ApplicationProtocolNegotiationHandler { result, channel in
-                        channel.eventLoop.makeCompletedFuture {
-                            if case .negotiated("h2") = result {
-                                try ProtocolDetector.configureHTTP2(channel, responder: responder, activity: activity)
-                            } else {
-                                try ProtocolDetector.configureHTTP1(channel, responder: responder, activity: activity)
-                            }
-                        }
-                    })
+                    try ProtocolDetector.configureTLS(channel, context: tls, responder: responder, activity: activity)
                 }
             }
         let channel = try await bootstrap.bind(host: host, port: port).get()
         return HTTPServer(channel: channel, port: channel.localAddress?.port ?? port)
+    }
+
+    /// A TLS server context offering ALPN `h2` then `http/1.1`, for a certificate and key in PEM.
+    static func tlsContext(certificatePEM: String, keyPEM: String) throws -> NIOSSLContext {
+        var tls = TLSConfiguration.makeServerConfiguration(
+            certificateChain: [.certificate(try NIOSSLCertificate(bytes: Array(certificatePEM.utf8), format: .pem))],
+            privateKey: .privateKey(try NIOSSLPrivateKey(bytes: Array(keyPEM.utf8), format: .pem)))
+        tls.applicationProtocols = ["h2", "http/1.1"]
+        return try NIOSSLContext(configuration: tls)
     }
 
     /// Stops listening; open connections end with the event loop group.
@@ -75,11 +76,13 @@ final class ProtocolDetector: ChannelInboundHandler, RemovableChannelHandler {
     private static let preface = Array("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".utf8)
     private let responder: any RequestResponder
     private let activity: ConnectionActivity
+    private let proxy: ProxyService?
     private var buffered: ByteBuffer?
 
-    init(responder: any RequestResponder, activity: ConnectionActivity) {
+    init(responder: any RequestResponder, activity: ConnectionActivity, proxy: ProxyService? = nil) {
         self.responder = responder
         self.activity = activity
+        self.proxy = proxy
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
@@ -97,7 +100,7 @@ final class ProtocolDetector: ChannelInboundHandler, RemovableChannelHandler {
             if matches {
                 try Self.configureHTTP2(context.channel, responder: responder, activity: activity)
             } else {
-                try Self.configureHTTP1(context.channel, responder: responder, activity: activity)
+                try Self.configureHTTP1(context.channel, responder: responder, activity: activity, proxy: proxy)
             }
         } catch {
             context.close(promise: nil)
@@ -108,9 +111,25 @@ final class ProtocolDetector: ChannelInboundHandler, RemovableChannelHandler {
         context.pipeline.syncOperations.removeHandler(context: context, promise: nil)
     }
 
-    static func configureHTTP1(_ channel: any Channel, responder: any RequestResponder, activity: ConnectionActivity) throws {
+    static func configureHTTP1(_ channel: any Channel, responder: any RequestResponder, activity: ConnectionActivity, proxy: ProxyService? = nil) throws {
+        if let proxy { return try proxy.configureHTTP1(channel, responder: responder, activity: activity) }
         try channel.pipeline.syncOperations.configureHTTPServerPipeline(withErrorHandling: true)
         try channel.pipeline.syncOperations.addHandler(RequestHandler(responder: responder, protocolName: "HTTP/1.1", activity: activity))
+    }
+
+    /// TLS, then HTTP/2 when ALPN picks `h2`, else HTTP/1.1: the TLS port's connections and the proxy's
+    /// connections to a push host.
+    static func configureTLS(_ channel: any Channel, context: NIOSSLContext, responder: any RequestResponder, activity: ConnectionActivity) throws {
+        try channel.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: context))
+        try channel.pipeline.syncOperations.addHandler(ApplicationProtocolNegotiationHandler { result, channel in
+            channel.eventLoop.makeCompletedFuture {
+                if case .negotiated("h2") = result {
+                    try configureHTTP2(channel, responder: responder, activity: activity)
+                } else {
+                    try configureHTTP1(channel, responder: responder, activity: activity)
+                }
+            }
+        })
     }
 
     static func configureHTTP2(_ channel: any Channel, responder: any RequestResponder, activity: ConnectionActivity) throws {
