@@ -115,7 +115,7 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
         let headers = HTTPHeaders([
             ("content-type", "text/plain; charset=utf-8"), ("content-length", String(body.count)), ("connection", keepAlive ? "keep-alive" : "close"),
         ])
-        let status = HTTPResponseStatus(statusCode: answer.status, reasonPhrase: answer.reasonPhrase)
+        let status = HTTPResponseStatus.custom(code: UInt(answer.status), reasonPhrase: answer.reasonPhrase)
         context.write(wrapOutboundOut(.head(HTTPResponseHead(version: version, status: status, headers: headers))), promise: nil)
         context.write(wrapOutboundOut(.body(.byteBuffer(context.channel.allocator.buffer(bytes: body)))), promise: nil)
         let done = context.writeAndFlush(wrapOutboundOut(.end(nil)))

@@ -64,8 +64,12 @@ enum ProxyRoute: Equatable, Sendable {
     case tunnel
 
     /// The hosts the emulator answers for: APNs (production and sandbox, Apple's "Sending notification requests to
-    /// APNs") and FCM HTTP v1 with the OAuth token endpoint a service account's `token_uri` names.
-    static let pushHosts: [String] = ["api.push.apple.com", "api.sandbox.push.apple.com", "fcm.googleapis.com", "oauth2.googleapis.com"]
+    /// APNs"; `api.development.push.apple.com`, the development host Apple's earlier "Communicating with APNs"
+    /// named, which clients still use: aioapns's `connection.py`), and FCM HTTP v1 with the OAuth token endpoint a
+    /// service account's `token_uri` names.
+    static let pushHosts: [String] = [
+        "api.push.apple.com", "api.sandbox.push.apple.com", "api.development.push.apple.com", "fcm.googleapis.com", "oauth2.googleapis.com",
+    ]
     /// The ports their TLS is on: 443, and 2197 for APNs (Apple's same page).
     static let pushTLSPorts: Set<Int> = [443, 2197]
 

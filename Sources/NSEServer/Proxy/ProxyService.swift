@@ -8,19 +8,19 @@ import Synchronization
 /// behind it; another host is refused or passed on, as `other` says.
 public final class ProxyService: Sendable {
     let other: ProxyOtherHosts
-    private let ca: LocalCA
+    private let ca: SigningCA
     /// One TLS context per push host, made when a client first asks for the host (four at most).
     private let contexts = Mutex<[String: NIOSSLContext]>([:])
 
     init(other: ProxyOtherHosts, ca: LocalCA) {
         self.other = other
-        self.ca = ca
+        self.ca = SigningCA(ca: ca)
     }
 
     /// The TLS context whose certificate names `host`, signed by the local CA.
     func tlsContext(for host: String) throws -> NIOSSLContext {
         if let known = contexts.withLock({ $0[host] }) { return known }
-        let issued = try ca.issueHostCertificate(for: host)
+        let issued = try ca.ca.issueHostCertificate(for: host)
         let made = try HTTPServer.tlsContext(certificatePEM: issued.certificate, keyPEM: issued.key)
         return contexts.withLock { contexts in
             if let raced = contexts[host] { return raced }
@@ -46,6 +46,12 @@ public final class ProxyService: Sendable {
         try pipeline.addHandler(proxy)
         try pipeline.addHandler(requests)
     }
+}
+
+/// The local CA, shared by the event loops. Unchecked: swift-crypto does not mark its P256 key Sendable, but the CA
+/// is immutable (`let`s only) and signing reads it without changing it.
+private struct SigningCA: @unchecked Sendable {
+    let ca: LocalCA
 }
 
 /// The endpoints behind a CONNECT to a push host: each request carries that host, whatever its own `host` or

@@ -3,9 +3,10 @@
 Usage: fcm_admin_proxied.py PROJECT TOKEN...
 Run with HTTPS_PROXY and the CA variables that `nse serve --print-env` prints. The service account names Google's
 own token endpoint; google-auth fetches the access token there (through the proxy), firebase-admin sends to
-fcm.googleapis.com (requests for send and send_each, httpx for send_each_async). Prints one JSON object.
+fcm.googleapis.com with requests (send and send_each). Not send_each_async: its httpx client mounts transports of
+its own, which take the place of the proxy httpx would read from the environment (docs/serve.md).
+Prints one JSON object.
 """
-import asyncio
 import json
 import os
 import sys
@@ -53,13 +54,9 @@ def main():
     ]
     batch = messaging.send_each(messages)
 
-    async_messages = [messaging.Message(notification=messaging.Notification(title="From send_each_async"), token=tokens[0])]
-    async_batch = asyncio.run(messaging.send_each_async(async_messages))
-
     print(json.dumps({
         "send": response,
         "send_each": [r.message_id if r.success else repr(r.exception) for r in batch.responses],
-        "send_each_async": [r.message_id if r.success else repr(r.exception) for r in async_batch.responses],
     }))
 
 
