@@ -31,6 +31,9 @@ public final class NSEServer: Sendable {
         /// Connections open at once on each port (nil: `HTTPServer.Limits.defaultMaxConnections`, read after the
         /// open-file limit is raised).
         public var maxConnections: Int?
+        /// `--proxy`: the plain port also answers CONNECT and absolute-form requests, emulating the push hosts;
+        /// the value says what happens to every other host. nil: not a proxy.
+        public var proxy: ProxyOtherHosts?
         /// The clock the emulator's clock starts from (the control API moves it; tests may give their own).
         public var clock: @Sendable () -> Date = { Date() }
         /// FCM expires a registration token inactive this long (Firebase: "Best practices for FCM registration
@@ -48,7 +51,7 @@ public final class NSEServer: Sendable {
     public let port: Int
     /// The TLS port, when one was asked for.
     public let tlsPort: Int?
-    /// The local CA's certificate (`<data>/ca.pem`) that clients trust, when TLS is served.
+    /// The local CA's certificate (`<data>/ca.pem`) that clients trust, when TLS is served or the server is a proxy.
     public let caCertificate: URL?
     /// Journal lines a restart could not read (a line cut short by a crash mid-write).
     public let skippedJournalLines: Int
@@ -88,6 +91,8 @@ public final class NSEServer: Sendable {
             fcm: FCMEndpoint(state: state, deliveries: deliveries, tokens: try AccessTokens(dataDirectory: configuration.dataDirectory)),
             control: ControlAPI(state: state, fileDevices: configuration.devices, clock: { clock.now() }, faults: Faults()))
         let tls = try configuration.tlsPort.map { _ throws(ServeSetupError) in try Self.tlsContext(dataDirectory: configuration.dataDirectory) }
+        let proxyCA = try configuration.proxy.map { _ throws(ServeSetupError) in try LocalCA.loadOrCreate(in: configuration.dataDirectory) }
+        let proxy = configuration.proxy.flatMap { other in proxyCA.map { ProxyService(other: other, ca: $0) } }
         // Two threads: the event loops only parse and write; the pipeline runs elsewhere.
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 2)
         var started: [HTTPServer] = []
@@ -97,12 +102,12 @@ public final class NSEServer: Sendable {
             let limits = HTTPServer.Limits(
                 maxConnections: configuration.maxConnections ?? HTTPServer.Limits.defaultMaxConnections,
                 idleTimeout: Self.timeAmount(configuration.idleTimeout), requestTimeout: Self.timeAmount(configuration.requestTimeout))
-            started.append(try await HTTPServer.start(host: configuration.host, port: configuration.port, group: group, limits: limits, responder: router))
+            started.append(try await HTTPServer.start(host: configuration.host, port: configuration.port, group: group, limits: limits, responder: router, proxy: proxy))
             var secure: HTTPServer?
             if let tls, let tlsPort = configuration.tlsPort {
                 secure = try await HTTPServer.start(host: configuration.host, port: tlsPort, group: group, tls: tls.context, limits: limits, responder: router)
             }
-            return NSEServer(servers: started, tls: secure, caCertificate: tls?.ca, skipped: replayed.skipped, group: group)
+            return NSEServer(servers: started, tls: secure, caCertificate: tls?.ca ?? proxyCA?.certificateURL, skipped: replayed.skipped, group: group)
         } catch {
             for server in started { await server.stop() }
             try? await group.shutdownGracefully()
@@ -121,15 +126,9 @@ public final class NSEServer: Sendable {
         let ca = try LocalCA.loadOrCreate(in: dataDirectory)
         let issued = try ca.issueServerCertificate()
         do {
-            var tls = TLSConfiguration.makeServerConfiguration(
-                certificateChain: [.certificate(try NIOSSLCertificate(bytes: Array(issued.certificate.utf8), format: .pem))],
-                privateKey: .privateKey(try NIOSSLPrivateKey(bytes: Array(issued.key.utf8), format: .pem)))
-            tls.applicationProtocols = ["h2", "http/1.1"]
             // APNs's certificate-based trust: a client may present a certificate the local CA issued
-            // (`POST /emulator/v1/client-certificates`); one that does not verify ends the handshake.
-            tls.certificateVerification = .optionalVerification
-            tls.trustRoots = .certificates([try NIOSSLCertificate(file: ca.certificateURL.path, format: .pem)])
-            return (try NIOSSLContext(configuration: tls), ca.certificateURL)
+            // (`POST /emulator/v1/client-certificates`).
+            return (try HTTPServer.tlsContext(certificatePEM: issued.certificate, keyPEM: issued.key, clientCertificateCA: ca.certificateURL), ca.certificateURL)
         } catch {
             throw ServeSetupError("Cannot set up TLS: \(error).")
         }

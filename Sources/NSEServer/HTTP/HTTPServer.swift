@@ -54,7 +54,7 @@ public final class HTTPServer: Sendable {
     /// ALPN picks the protocol (h2, else HTTP/1.1); without, the first bytes do.
     public static func start(
         host: String, port: Int, group: any EventLoopGroup, tls: NIOSSLContext? = nil, limits: Limits = Limits(),
-        responder: any RequestResponder
+        responder: any RequestResponder, proxy: ProxyService? = nil
     ) async throws -> HTTPServer {
         let open = ConnectionCount()
         let bootstrap = ServerBootstrap(group: group)
@@ -73,25 +73,30 @@ public final class HTTPServer: Sendable {
                     let activity = ConnectionActivity()
                     try pipeline.addHandler(CloseWhenIdle(activity: activity))
                     guard let tls else {
-                        try pipeline.addHandler(ProtocolDetector(responder: responder, activity: activity, connection: ConnectionContext(), requestTimeout: limits.requestTimeout))
+                        try pipeline.addHandler(ProtocolDetector(
+                            responder: responder, activity: activity, connection: ConnectionContext(), requestTimeout: limits.requestTimeout, proxy: proxy))
                         return
                     }
-                    try pipeline.addHandler(NIOSSLServerHandler(context: tls))
-                    try pipeline.addHandler(ApplicationProtocolNegotiationHandler { result, channel in
-                        channel.eventLoop.makeCompletedFuture {
-                            // The handshake is done: the client certificate, if one was presented, passed the CA.
-                            let connection = ConnectionContext(clientCertificate: try? channel.pipeline.syncOperations.handler(type: NIOSSLServerHandler.self).peerCertificate?.toDERBytes())
-                            if case .negotiated("h2") = result {
-                                try ProtocolDetector.configureHTTP2(channel, responder: responder, activity: activity, connection: connection, requestTimeout: limits.requestTimeout)
-                            } else {
-                                try ProtocolDetector.configureHTTP1(channel, responder: responder, activity: activity, connection: connection, requestTimeout: limits.requestTimeout)
-                            }
-                        }
-                    })
+                    try ProtocolDetector.configureTLS(channel, context: tls, responder: responder, activity: activity, requestTimeout: limits.requestTimeout)
                 }
             }
         let channel = try await bootstrap.bind(host: host, port: port).get()
         return HTTPServer(channel: channel, port: channel.localAddress?.port ?? port)
+    }
+
+    /// A TLS server context offering ALPN `h2` then `http/1.1`, for a certificate and key in PEM. With
+    /// `clientCertificateCA`, a client may present a certificate that CA issued (APNs's certificate-based trust,
+    /// `POST /emulator/v1/client-certificates`); one that does not verify ends the handshake.
+    static func tlsContext(certificatePEM: String, keyPEM: String, clientCertificateCA: URL? = nil) throws -> NIOSSLContext {
+        var tls = TLSConfiguration.makeServerConfiguration(
+            certificateChain: [.certificate(try NIOSSLCertificate(bytes: Array(certificatePEM.utf8), format: .pem))],
+            privateKey: .privateKey(try NIOSSLPrivateKey(bytes: Array(keyPEM.utf8), format: .pem)))
+        tls.applicationProtocols = ["h2", "http/1.1"]
+        if let clientCertificateCA {
+            tls.certificateVerification = .optionalVerification
+            tls.trustRoots = .certificates([try NIOSSLCertificate(file: clientCertificateCA.path, format: .pem)])
+        }
+        return try NIOSSLContext(configuration: tls)
     }
 
     /// Stops listening; open connections end with the event loop group.
@@ -111,13 +116,15 @@ final class ProtocolDetector: ChannelInboundHandler, RemovableChannelHandler {
     private let activity: ConnectionActivity
     private let connection: ConnectionContext
     private let requestTimeout: TimeAmount
+    private let proxy: ProxyService?
     private var buffered: ByteBuffer?
 
-    init(responder: any RequestResponder, activity: ConnectionActivity, connection: ConnectionContext, requestTimeout: TimeAmount) {
+    init(responder: any RequestResponder, activity: ConnectionActivity, connection: ConnectionContext, requestTimeout: TimeAmount, proxy: ProxyService? = nil) {
         self.responder = responder
         self.activity = activity
         self.connection = connection
         self.requestTimeout = requestTimeout
+        self.proxy = proxy
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
@@ -135,7 +142,7 @@ final class ProtocolDetector: ChannelInboundHandler, RemovableChannelHandler {
             if matches {
                 try Self.configureHTTP2(context.channel, responder: responder, activity: activity, connection: connection, requestTimeout: requestTimeout)
             } else {
-                try Self.configureHTTP1(context.channel, responder: responder, activity: activity, connection: connection, requestTimeout: requestTimeout)
+                try Self.configureHTTP1(context.channel, responder: responder, activity: activity, connection: connection, requestTimeout: requestTimeout, proxy: proxy)
             }
         } catch {
             context.close(promise: nil)
@@ -146,11 +153,36 @@ final class ProtocolDetector: ChannelInboundHandler, RemovableChannelHandler {
         context.pipeline.syncOperations.removeHandler(context: context, promise: nil)
     }
 
-    static func configureHTTP1(_ channel: any Channel, responder: any RequestResponder, activity: ConnectionActivity, connection: ConnectionContext, requestTimeout: TimeAmount) throws {
+    static func configureHTTP1(
+        _ channel: any Channel, responder: any RequestResponder, activity: ConnectionActivity, connection: ConnectionContext,
+        requestTimeout: TimeAmount, proxy: ProxyService? = nil
+    ) throws {
+        if let proxy {
+            return try proxy.configureHTTP1(channel, responder: responder, activity: activity, connection: connection, requestTimeout: requestTimeout)
+        }
         // In front of the HTTP decoder: it sees a request's first bytes, before a head could be parsed.
         try channel.pipeline.syncOperations.addHandler(RequestDeadline(activity: activity, timeout: requestTimeout))
         try channel.pipeline.syncOperations.configureHTTPServerPipeline(withErrorHandling: true)
         try channel.pipeline.syncOperations.addHandler(RequestHandler(responder: responder, protocolName: "HTTP/1.1", activity: activity, connection: connection))
+    }
+
+    /// TLS, then HTTP/2 when ALPN picks `h2`, else HTTP/1.1: the TLS port's connections and the proxy's
+    /// connections to a push host.
+    static func configureTLS(
+        _ channel: any Channel, context: NIOSSLContext, responder: any RequestResponder, activity: ConnectionActivity, requestTimeout: TimeAmount
+    ) throws {
+        try channel.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: context))
+        try channel.pipeline.syncOperations.addHandler(ApplicationProtocolNegotiationHandler { result, channel in
+            channel.eventLoop.makeCompletedFuture {
+                // The handshake is done: the client certificate, if one was presented, passed the CA.
+                let connection = ConnectionContext(clientCertificate: try? channel.pipeline.syncOperations.handler(type: NIOSSLServerHandler.self).peerCertificate?.toDERBytes())
+                if case .negotiated("h2") = result {
+                    try configureHTTP2(channel, responder: responder, activity: activity, connection: connection, requestTimeout: requestTimeout)
+                } else {
+                    try configureHTTP1(channel, responder: responder, activity: activity, connection: connection, requestTimeout: requestTimeout)
+                }
+            }
+        })
     }
 
     static func configureHTTP2(_ channel: any Channel, responder: any RequestResponder, activity: ConnectionActivity, connection context: ConnectionContext, requestTimeout: TimeAmount) throws {
@@ -210,7 +242,7 @@ final class ConnectionCount: Sendable {
 /// HTTP/1.1: from a request's first byte, gives it `timeout` to arrive whole (RequestHandler says when it has),
 /// then closes the connection. Bytes that trickle in slowly enough keep IdleStateHandler quiet for ever; this
 /// bounds a request's time whatever its pace.
-final class RequestDeadline: ChannelInboundHandler {
+final class RequestDeadline: ChannelInboundHandler, RemovableChannelHandler {
     typealias InboundIn = ByteBuffer
     typealias InboundOut = ByteBuffer
 

@@ -59,12 +59,22 @@ struct LocalCA {
 
     /// A server certificate (valid 397 days, the most browsers accept) and its key, both PEM.
     func issueServerCertificate() throws(ServeSetupError) -> (certificate: String, key: String) {
+        var names = Self.dnsNames.map { GeneralName.dnsName($0) }
+        names.append(.ipAddress(ASN1OctetString(contentBytes: [127, 0, 0, 1])))
+        return try issueLeaf(commonName: "nse serve", names: names)
+    }
+
+    /// A certificate for one host alone, as the real host's would be: what `--proxy` shows a client that
+    /// CONNECTs to a push host.
+    func issueHostCertificate(for host: String) throws(ServeSetupError) -> (certificate: String, key: String) {
+        try issueLeaf(commonName: host, names: [.dnsName(host)])
+    }
+
+    private func issueLeaf(commonName: String, names: [GeneralName]) throws(ServeSetupError) -> (certificate: String, key: String) {
         do {
             let key = P256.Signing.PrivateKey()
-            let subject = try DistinguishedName { CommonName("nse serve") }
+            let subject = try DistinguishedName { CommonName(commonName) }
             let now = Date()
-            var names = Self.dnsNames.map { GeneralName.dnsName($0) }
-            names.append(.ipAddress(ASN1OctetString(contentBytes: [127, 0, 0, 1])))
             let certificate = try Certificate(
                 version: .v3, serialNumber: Certificate.SerialNumber(), publicKey: Certificate.PublicKey(key.publicKey),
                 notValidBefore: now - 3600, notValidAfter: now + 397 * 86400, issuer: self.certificate.subject, subject: subject,
