@@ -1,3 +1,4 @@
+import struct Foundation.URL
 import NIOCore
 import NIOHTTP1
 import NIOHTTP2
