@@ -6,7 +6,7 @@ import NSEServer
 
 /// `nse-serve`: the server behind `nse serve`, which checks its options and runs this program in its place. A
 /// program of its own so that `nse`'s other commands do not load SwiftNIO, swift-nio-ssl and swift-crypto
-/// (docs/performance.md: 5 to 6 MB of a batch's peak memory and a few milliseconds of every start).
+/// (docs/performance.md: 4 to 6 MB of a batch's peak memory and a few milliseconds of every start).
 @main
 struct NSEServeCommand: AsyncParsableCommand {
     static let configuration = ServeOptions.configuration(commandName: "nse-serve")

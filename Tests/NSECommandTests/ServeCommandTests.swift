@@ -73,7 +73,7 @@ struct ServeCommandTests {
     }
 
     /// `nse` runs `nse-serve` for `nse serve` rather than link the server: SwiftNIO, swift-nio-ssl and swift-crypto
-    /// cost every other command 5 to 6 MB of peak memory and milliseconds of start (docs/performance.md).
+    /// cost every other command 4 to 6 MB of peak memory and milliseconds of start (docs/performance.md).
     @Test func nseLinksNoServerCode() throws {
         let nse = try Data(contentsOf: ProcessCommandTests.executable, options: .alwaysMapped)
         let server = try Data(contentsOf: Self.server, options: .alwaysMapped)
