@@ -5,10 +5,11 @@ APT_PACKAGES := pkg-config curl libcurl4-openssl-dev libpng-dev libjpeg-dev libg
 BROWSER_PACKAGES := chromium fonts-noto-color-emoji
 SUDO := $(shell [ "$$(id -u)" -eq 0 ] || echo sudo)
 NSE := .build/release/nse
+NSE_SERVE := .build/release/nse-serve
 
 PREFIX ?= /usr/local
 
-.PHONY: deps deps-browser deps-python build demo test test-asan test-tsan fuzz bench clean install report-screenshot
+.PHONY: deps deps-browser deps-python build build-nse demo test test-asan test-tsan fuzz bench clean install report-screenshot
 
 ## Installs the apt packages that are missing (libcurl, libpng, libjpeg-turbo, giflib headers).
 deps:
@@ -26,17 +27,23 @@ deps-browser:
 	  $(SUDO) apt-get update -qq && $(SUDO) DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing; \
 	fi
 
+## Both programs: `nse`, and `nse-serve` beside it, which `nse serve` runs (docs/serve.md); each built as below.
+build: build-nse
+	$(SWIFT) build -c release --product nse-serve --static-swift-stdlib
+	patchelf --remove-needed libcurl.so.4 $(NSE_SERVE)
+
+## `nse` alone, all `make demo` and `make bench` run: nse-serve compiles SwiftNIO and two copies of BoringSSL.
 ## The Swift runtime and Foundation are linked in: resolving their symbols at every start took half of a short
 ## `nse process` run's CPU (the dynamic loader alone, about 12 ms).
 ## libcurl is loaded when first used (Sources/CNSE/curl_library.c), not at start: with the 27 libraries it brings,
 ## it was half of what remained of a start. The linker keeps it among the libraries loaded at start, since
 ## FoundationNetworking asks for -lcurl before any option can say "only if needed"; patchelf takes it out.
-build: deps
+build-nse: deps
 	$(SWIFT) build -c release --product nse --static-swift-stdlib
 	patchelf --remove-needed libcurl.so.4 $(NSE)
 
 ## Runs every bundled sample through the emulator; the samples include deliberate failures, so exit 1 is expected.
-demo: build
+demo: build-nse
 	@$(NSE) process samples/payloads/* --media samples/media --time-budget 5 --title-suffix " [modified]" --out out/demo --format text; \
 	status=$$?; echo; echo "nse exited $$status (1 = some samples fail verification, as intended); results in out/demo/"; \
 	[ $$status -le 1 ]
@@ -53,7 +60,7 @@ test: deps deps-browser deps-python
 
 ## Regenerates docs/report-screenshot.png (the README's picture of the HTML report) from the bundled samples.
 SCREENSHOT_SAMPLES := webp missing-mutable-content jpeg-ok png-ok gif-animated-ok fcm-v1-message
-report-screenshot: build deps-browser
+report-screenshot: build-nse deps-browser
 	@mkdir -p out/report-screenshot
 	-$(NSE) batch $(SCREENSHOT_SAMPLES:%=samples/payloads/%.json) --media samples/media --app-name Shop --quiet \
 	  --html out/report-screenshot/report.html
@@ -80,7 +87,7 @@ fuzz: deps
 	FUZZ_SECONDS=$(FUZZ_SECONDS) SWIFT=$(SWIFT) Fuzz/run.sh
 
 ## Measures `nse batch` (release build) against the decode floor and a requests + Pillow pipeline; not part of CI.
-bench: build
+bench: build-nse
 	$(SWIFT) build -c release --product nse-bench
 	@python3 -c "import requests, PIL" 2>/dev/null || python3 -m pip install --quiet requests pillow
 	.build/release/nse-bench --nse $(NSE) --python Benchmarks/python_pipeline.py
@@ -95,10 +102,11 @@ bench-serve: build
 	$(SWIFT) build -c release --product nse-serve-ceiling --static-swift-stdlib
 	python3 Benchmarks/serve_bench.py --nse $(NSE) --ceiling .build/release/nse-serve-ceiling $(BENCH_SERVE_ARGS)
 
-## Copies the release binary to $(PREFIX)/bin (default /usr/local/bin).
+## Copies both release binaries to $(PREFIX)/bin (default /usr/local/bin): `nse serve` runs the nse-serve beside nse.
 install: build
 	install -d $(DESTDIR)$(PREFIX)/bin
 	install -m 755 $(NSE) $(DESTDIR)$(PREFIX)/bin/nse
+	install -m 755 $(NSE_SERVE) $(DESTDIR)$(PREFIX)/bin/nse-serve
 
 clean:
 	rm -rf .build .build-fuzz .build-asan .build-tsan out

@@ -29,6 +29,8 @@ let package = Package(
             targets: ["NSEHarness", "UserNotifications"] + frameworkModules + sdkModules + testingOverlays
         ),
         .executable(name: "nse", targets: ["nse"]),
+        // `nse serve`'s server, which `nse serve` runs in its place: nse itself does not link SwiftNIO.
+        .executable(name: "nse-serve", targets: ["nse-serve"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -121,10 +123,27 @@ let package = Package(
             name: "NSEHarness",
             dependencies: ["UserNotifications", "NSEKit", "NSEConcurrency", "NSEMediaServer"] + sdkModules.map { .target(name: $0) }
         ),
+        // The options `nse` and `nse-serve` share (`nse serve`'s among them), and what both set at start: never
+        // the server, so nse links no SwiftNIO.
+        .target(
+            name: "NSECommandLine",
+            dependencies: [
+                "NSEPush", "NSEMedia", "NSEPipeline", "NSEMediaServer", "CNSESystem",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
         .executableTarget(
             name: "nse",
             dependencies: [
-                "NSEKit", "NSEHarness", "NSEMediaServer", "NSEServer", "NSEConcurrency", "CNSESystem",
+                "NSEKit", "NSEHarness", "NSEMediaServer", "NSECommandLine", "NSEConcurrency",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        // `nse serve`'s server (Sources/NSEServer) as a program: `nse serve` checks the options and runs it.
+        .executableTarget(
+            name: "nse-serve",
+            dependencies: [
+                "NSEServer", "NSECommandLine", "NSEMediaServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -164,11 +183,11 @@ let package = Package(
             dependencies: ["NSEServer", "NSEKit", "NSEConcurrency", .product(name: "Crypto", package: "swift-crypto")],
             exclude: ["Clients"]
         ),
-        // Runs the built `nse` executable as a user would.
+        // Runs the built `nse` and `nse-serve` executables as a user would.
         // Helpers the test targets share: the JUnit parser, comparing documented examples with real output, the
         // fixed results the renderers' snapshots are made from.
         .target(name: "NSETestSupport", dependencies: ["NSEPush", "NSEMedia", "NSEPipeline", "NSEReports"], path: "Tests/NSETestSupport"),
-        .testTarget(name: "NSECommandTests", dependencies: ["nse", "NSEKit", "NSEHarness", "NSEMediaServer", "NSEConcurrency", "NSETestSupport"]),
+        .testTarget(name: "NSECommandTests", dependencies: ["nse", "nse-serve", "NSEKit", "NSEHarness", "NSEMediaServer", "NSEConcurrency", "NSETestSupport"]),
         .testTarget(
             name: "NSEHarnessTests",
             dependencies: [

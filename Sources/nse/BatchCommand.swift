@@ -1,6 +1,7 @@
 import Foundation
 import ArgumentParser
 import NSEBatch
+import NSECommandLine
 import NSEHarness
 import NSEMedia
 import NSEMediaServer

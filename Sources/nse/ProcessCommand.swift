@@ -1,5 +1,6 @@
 import Foundation
 import ArgumentParser
+import NSECommandLine
 import NSEHarness
 import NSEMedia
 import NSEMediaServer

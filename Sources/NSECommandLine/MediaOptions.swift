@@ -3,12 +3,14 @@ import ArgumentParser
 import NSEMedia
 import NSEMediaServer
 
-/// `--media DIR`, shared by `process` and `batch`: serve a folder on loopback and fetch every media URL from it.
-struct MediaOptions: ParsableArguments {
+/// `--media DIR`, shared by the commands that download: serve a folder on loopback and fetch every media URL from it.
+package struct MediaOptions: ParsableArguments {
     @Option(help: ArgumentHelp("Serve this folder on a loopback server and fetch every media URL from it (path kept).", valueName: "dir"))
-    var media: String?
+    package var media: String?
 
-    func validate() throws {
+    package init() {}
+
+    package func validate() throws {
         var isDirectory: ObjCBool = false
         if let media, !(FileManager.default.fileExists(atPath: media, isDirectory: &isDirectory) && isDirectory.boolValue) {
             throw ValidationError("--media \(media) is not a folder.")
@@ -16,7 +18,7 @@ struct MediaOptions: ParsableArguments {
     }
 
     /// Starts the server when `--media` is given; stop it when done.
-    func startServer() throws -> LoopbackHTTPServer? {
+    package func startServer() throws -> LoopbackHTTPServer? {
         try media.map { root in
             let directory = MediaDirectory(root: root)
             return try LoopbackHTTPServer { directory.respond(to: $0) }
@@ -25,12 +27,12 @@ struct MediaOptions: ParsableArguments {
 
     /// Starts the server when `--media` is given, noting the paths the folder lacks (`takeMissingFiles()` after
     /// each push names the local file a 404 stands for); stop it when done.
-    func startFolder() throws -> LocalMediaFolder? {
+    package func startFolder() throws -> LocalMediaFolder? {
         try media.map { try LocalMediaFolder(folder: URL(fileURLWithPath: $0)) }
     }
 
     /// Sends transfers to `server` instead of each URL's own host.
-    static func mapping(to server: LoopbackHTTPServer?) -> MediaHostMapping? {
+    package static func mapping(to server: LoopbackHTTPServer?) -> MediaHostMapping? {
         server.flatMap { URL(string: $0.baseURL) }.map(MediaHostMapping.init(origin:))
     }
 }

@@ -4,7 +4,9 @@ import NSEPipeline
 import NSEPush
 
 /// The device assumptions a user may change: the documented defaults are in the README.
-struct DeviceOptions: ParsableArguments {
+package struct DeviceOptions: ParsableArguments {
+    package init() {}
+
     @Option(name: .customLong("time-budget"), help: ArgumentHelp("Seconds the extension may run before iOS expires it.", valueName: "seconds"))
     var timeBudget: Double = 30
 
@@ -50,7 +52,7 @@ struct DeviceOptions: ParsableArguments {
     @Flag(name: .customLong("simulator-runs-extension"), help: "Judge .apns (simctl) files as a device would: run the extension, which the simulator does not.")
     var simulatorRunsExtension = false
 
-    func validate() throws {
+    package func validate() throws {
         guard timeBudget > 0, timeBudget <= 3600 else { throw ValidationError("--time-budget must be between 0 and 3600 seconds.") }
         guard megabyte == nil || megabyte == 1_000_000 || megabyte == 1_048_576 else { throw ValidationError("--megabyte must be 1000000 or 1048576.") }
         guard maxPixels > 0 else { throw ValidationError("--max-pixels must be positive.") }
@@ -61,7 +63,7 @@ struct DeviceOptions: ParsableArguments {
         guard maxScans > 0 else { throw ValidationError("--max-scans must be positive.") }
     }
 
-    var profile: DeviceProfile {
+    package var profile: DeviceProfile {
         var profile = DeviceProfile()
         profile.timeBudget = .milliseconds(Int64(timeBudget * 1000))
         profile.transportSecurity = infoPlist ?? TransportSecurity()
@@ -81,7 +83,9 @@ struct DeviceOptions: ParsableArguments {
 }
 
 /// The content changes the built-in extension makes, like an extension's `didReceive` edits.
-struct ContentChangeOptions: ParsableArguments {
+package struct ContentChangeOptions: ParsableArguments {
+    package init() {}
+
     @Option(name: .customLong("title-suffix"), help: "Append this to the title, e.g. \" [modified]\".")
     var titleSuffix: String?
     @Option(help: "Replace the title.")
@@ -99,7 +103,7 @@ struct ContentChangeOptions: ParsableArguments {
     @Option(name: .customLong("thread-id"), help: "Set the thread identifier.")
     var threadID: String?
 
-    var changes: ContentChanges {
+    package var changes: ContentChanges {
         ContentChanges(
             title: title, titleSuffix: titleSuffix, subtitle: subtitle, body: body, badge: badge, sound: sound,
             categoryIdentifier: category, threadIdentifier: threadID)
