@@ -108,7 +108,8 @@ def main():
     if mode == "follow":
         port, token, topic, count = sys.argv[2:6]
         last_event_id = sys.argv[7] if len(sys.argv) > 7 and sys.argv[6] == "--last-event-id" else None
-        asyncio.run(follow(port, token, topic, int(count), last_event_id))
+        # A hang guard: events that never come end the run (with what came) instead of blocking the test.
+        asyncio.run(asyncio.wait_for(follow(port, token, topic, int(count), last_event_id), 90))
     elif mode == "slow":
         port, token, topic, count = sys.argv[2:6]
         slow(port, token, topic, int(count))
