@@ -42,11 +42,12 @@ demo: build
 	[ $$status -le 1 ]
 
 ## The Python clients `nse serve`'s tests send with (Tests/NSEServerTests/Clients): Google's firebase-admin, and
-## httpx with HTTP/2 and PyJWT for an APNs provider token, as backends use them; jsonschema and PyYAML check the
-## server against docs/openapi.yaml.
-PYTHON_PACKAGES := firebase-admin 'httpx[http2]' PyJWT cryptography jsonschema PyYAML
+## httpx with HTTP/2 and PyJWT for an APNs provider token, as backends use them; django-push-notifications (with
+## Django) for `--proxy`'s tests (Debian's python3-django-push-notifications posts to FCM's retired legacy API);
+## jsonschema and PyYAML check the server against docs/openapi.yaml.
+PYTHON_PACKAGES := firebase-admin 'httpx[http2]' PyJWT cryptography 'django-push-notifications[fcm]' jsonschema PyYAML
 deps-python:
-	@python3 -c "import firebase_admin, httpx, h2, jwt, cryptography, jsonschema, yaml" 2>/dev/null || python3 -m pip install --quiet $(PYTHON_PACKAGES)
+	@python3 -c "import firebase_admin, httpx, h2, jwt, cryptography, django, push_notifications, jsonschema, yaml" 2>/dev/null || python3 -m pip install --quiet $(PYTHON_PACKAGES)
 
 test: deps deps-browser deps-python
 	$(SWIFT) test
@@ -91,6 +92,16 @@ bench-serve-memory: build deps-python
 	$(SWIFT) build -c release --product nse-bench
 	.build/release/nse-bench --journal-appends 200000 --journal-concurrency 100
 	python3 Benchmarks/serve_memory.py --nse $(NSE) --total $(or $(PUSHES),1000000) --step $(or $(STEP),100000)
+
+## `nse serve` beside a bare SwiftNIO server (the ceiling, Sources/nse-serve-ceiling) under h2load (nghttp2-client):
+## APNs over one h2c connection with 100 streams, FCM over 64 HTTP/1.1 keep-alive connections; pushes/s, p50/p99 and
+## the ratio, interleaved rounds, medians (Benchmarks/serve_bench.py; BENCH_SERVE_ARGS="--rounds 5 -n 50000"). Not CI.
+.PHONY: bench-serve
+bench-serve: build
+	@dpkg -s nghttp2-client >/dev/null 2>&1 || { echo "Installing: nghttp2-client"; \
+	  $(SUDO) apt-get update -qq && $(SUDO) DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nghttp2-client; }
+	$(SWIFT) build -c release --product nse-serve-ceiling --static-swift-stdlib
+	python3 Benchmarks/serve_bench.py --nse $(NSE) --ceiling .build/release/nse-serve-ceiling $(BENCH_SERVE_ARGS)
 
 ## Copies the release binary to $(PREFIX)/bin (default /usr/local/bin).
 install: build

@@ -5,14 +5,17 @@ import PackageDescription
 // Sources/NSEPush/SDK/SDKDescriptor.swift, checked by Tests/UnitTests/SDKDescriptorTests), with the SDK's own module
 // name. The one list the harness product, its target and its tests read.
 let sdkModules = [
-    "FirebaseMessaging", "OneSignalExtension",
+    "FirebaseMessaging", "FirebaseCore", "OneSignalExtension",
     "BrazeNotificationService", "CTNotificationService", "CleverTapSDK", "IterableAppExtensions",
-    "CioInternalCommon", "CioMessagingPush", "CioMessagingPushAPN",
+    "CioInternalCommon", "CioMessagingPush", "CioMessagingPushAPN", "CioMessagingPushFCM",
     "Mixpanel", "AirshipNotificationServiceExtension", "PushwooshFramework", "PushwooshNotificationUI", "BatchExtension",
     "NotificareNotificationServiceExtensionKit",
 ]
 // Apple's other frameworks an extension imports, each a stand-in.
 let frameworkModules = ["os", "OSLog", "UIKit", "UniformTypeIdentifiers", "Intents"]
+// Swift Testing's cross-import overlay for UIKit, which Apple's toolchains ship and Linux's names without shipping:
+// a test file that imports Testing and UIKit (or a module re-exporting it, as CleverTapSDK does) needs it.
+let testingOverlays = ["_Testing_UIKit"]
 
 let package = Package(
     name: "nse",
@@ -23,7 +26,7 @@ let package = Package(
         // Apple's and Firebase's of the same names; NSEHarness runs the extension as iOS would.
         .library(
             name: "NSEHarness",
-            targets: ["NSEHarness", "UserNotifications"] + frameworkModules + sdkModules
+            targets: ["NSEHarness", "UserNotifications"] + frameworkModules + sdkModules + testingOverlays
         ),
         .executable(name: "nse", targets: ["nse"]),
     ],
@@ -86,6 +89,7 @@ let package = Package(
         ),
         .target(name: "UserNotifications", dependencies: ["NSEKit", "NSEConcurrency", "os"]),
         .target(name: "FirebaseMessaging", dependencies: ["UserNotifications", "NSEKit"]),
+        .target(name: "FirebaseCore", dependencies: ["UserNotifications", "NSEKit"]),
         // Stand-ins for the other frameworks real extensions import: logging (`os`, `OSLog`), `UIImage`,
         // `UTType`, and communication notifications (`Intents`). Each records to the run through
         // UserNotifications, except `os`, which depends on nothing: packages that test `#if canImport(os)`
@@ -95,16 +99,19 @@ let package = Package(
         .target(name: "UIKit", dependencies: ["UserNotifications", "NSEKit"]),
         .target(name: "UniformTypeIdentifiers", dependencies: ["NSEKit"]),
         .target(name: "Intents", dependencies: ["UserNotifications", "NSEKit"]),
+        // `@_exported import Testing`, as an overlay must: the compiler reads it in place of Testing in such a file.
+        .target(name: "_Testing_UIKit"),
         // The push SDKs' extension helpers, with the SDKs' own module and type names (docs/sdks.md).
         .target(name: "OneSignalExtension", dependencies: ["UserNotifications", "NSEKit"]),
         .target(name: "BrazeNotificationService", dependencies: ["UserNotifications", "NSEKit"]),
         .target(name: "CTNotificationService", dependencies: ["UserNotifications", "NSEKit"]),
-        .target(name: "CleverTapSDK", dependencies: ["UserNotifications", "NSEKit"]),
-        .target(name: "IterableAppExtensions", dependencies: ["UserNotifications", "NSEKit"]),
+        .target(name: "CleverTapSDK", dependencies: ["UserNotifications", "NSEKit", "UIKit"]),
+        .target(name: "IterableAppExtensions", dependencies: ["UserNotifications", "NSEKit", "UIKit"]),
         .target(name: "CioInternalCommon"),
         .target(name: "CioMessagingPush", dependencies: ["CioInternalCommon", "UserNotifications", "NSEKit"]),
         .target(name: "CioMessagingPushAPN", dependencies: ["CioMessagingPush", "CioInternalCommon", "UserNotifications"]),
-        .target(name: "Mixpanel", dependencies: ["UserNotifications", "NSEKit"]),
+        .target(name: "CioMessagingPushFCM", dependencies: ["CioMessagingPush", "CioInternalCommon", "UserNotifications"]),
+        .target(name: "Mixpanel", dependencies: ["UserNotifications", "NSEKit", "UIKit"]),
         .target(name: "AirshipNotificationServiceExtension", dependencies: ["UserNotifications", "NSEKit", "UniformTypeIdentifiers", "os"]),
         .target(name: "PushwooshFramework", dependencies: ["UserNotifications", "NSEKit"]),
         .target(name: "PushwooshNotificationUI", dependencies: ["UserNotifications", "NSEKit"]),
@@ -129,12 +136,22 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
+        // `make bench-serve`'s ceiling: SwiftNIO's HTTP/1.1 and HTTP/2 answering 200 without a check, beside `nse serve`.
+        .executableTarget(
+            name: "nse-serve-ceiling",
+            dependencies: [
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOHTTP2", package: "swift-nio-http2"),
+            ]
+        ),
         // `make fuzz`: the code paths fed with random bytes, one entry point each, shared with the test that
         // replays Fuzz/regressions; `nse-fuzz` drives them (with libFuzzer only in the build `make fuzz` makes).
         .target(name: "NSEFuzzTargets", dependencies: ["NSEKit"]),
         .executableTarget(name: "nse-fuzz", dependencies: ["NSEFuzzTargets"]),
         // Tests by kind (docs/design.md): unit tests open no socket, start no process and read no clock.
-        .testTarget(name: "UnitTests", dependencies: ["NSEKit", "NSEPush", "NSEMedia", "NSEPipeline", "NSEReports", "NSETestSupport"]),
+        .testTarget(name: "UnitTests", dependencies: ["NSEKit", "NSEPush", "NSEMedia", "NSEPipeline", "NSEReports", "NSEHarness", "NSETestSupport"]),
         .testTarget(name: "NSEConcurrencyTests", dependencies: ["NSEConcurrency"]),
         .testTarget(
             name: "NSEKitTests",
@@ -165,8 +182,8 @@ let package = Package(
             name: "RealExtensionTests",
             dependencies: [
                 "NSEHarness", "NSEKit", "NSEMediaServer", "CImageFixtures",
-                "UserNotifications", "FirebaseMessaging",
-            ] + frameworkModules.map { .target(name: $0) },
+                "UserNotifications", "FirebaseMessaging", "FirebaseCore",
+            ] + (frameworkModules + testingOverlays).map { .target(name: $0) },
             // Scripts that stand for a built extension's program, run by path.
             exclude: ["Programs"],
             swiftSettings: [.swiftLanguageMode(.v5)]
@@ -213,14 +230,14 @@ let package = Package(
         ),
         .testTarget(
             name: "CustomerIOExtensionTests",
-            dependencies: ["CioMessagingPushAPN", "CioMessagingPush", "CioInternalCommon", "NSEHarness", "SDKTestSupport"],
+            dependencies: ["CioMessagingPushAPN", "CioMessagingPushFCM", "CioMessagingPush", "CioInternalCommon", "NSEHarness", "SDKTestSupport"],
             path: "samples/extension/sdks/customerio",
             swiftSettings: [.swiftLanguageMode(.v5)]
         ),
         // The SDK samples (samples/sdks) and the command line's path for `--sdk`, shared by the SDK tests.
         .target(
             name: "SDKTestSupport",
-            dependencies: ["NSEHarness", "NSEKit", "NSEMediaServer", "UserNotifications"],
+            dependencies: ["NSEHarness", "NSEKit", "NSEMediaServer", "UserNotifications"] + testingOverlays.map { .target(name: $0) },
             path: "Tests/SDKTestSupport"
         ),
         .testTarget(

@@ -4,8 +4,11 @@ import Foundation
 import NSEPush
 import NSEMedia
 
-/// What `initializeForExtension` returns: the calls an extension makes.
+/// What `initializeForExtension` returns: the calls an extension makes (`Sources/MessagingPush/MessagingPushInstance.swift`).
 public protocol MessagingPushInstance: AnyObject {
+    func registerDeviceToken(_ deviceToken: String)
+    func deleteDeviceToken()
+    func trackMetric(deliveryID: String, event: Metric, deviceToken: String)
     @discardableResult
     func didReceive(_ request: UNNotificationRequest, withContentHandler contentHandler: @escaping (UNNotificationContent) -> Void) -> Bool
     func serviceExtensionTimeWillExpire()
@@ -51,6 +54,31 @@ public final class MessagingPush: MessagingPushInstance, Sendable {
         environment?.updateStandInValue(Self.pushesKey, default: [CustomerIOPush]()) { $0.append(push) }
         push.start()
         return true
+    }
+
+    // The device token and metric calls post an event to the SDK's event bus (`MessagingPushImplementation.swift`),
+    // which the app's CioDataPipelines module handles: the extension itself sends nothing. Before
+    // `initializeForExtension` the SDK has no implementation and does nothing.
+
+    public func registerDeviceToken(_ deviceToken: String) {
+        postEvent("RegisterDeviceTokenEvent (a device token of \(deviceToken.count) characters)")
+    }
+
+    public func deleteDeviceToken() {
+        postEvent("DeleteDeviceTokenEvent")
+    }
+
+    public func trackMetric(deliveryID: String, event: Metric, deviceToken: String) {
+        postEvent("TrackMetricEvent (\(event.rawValue), delivery \(deliveryID))")
+    }
+
+    private func postEvent(_ event: String) {
+        let environment = ExtensionEnvironment.current
+        guard (environment?.standInValue(Self.configKey, as: Optional<MessagingPushConfigOptions>.self) ?? nil) != nil else {
+            environment?.record(.warning(.sdkCustomerIONotInitialized, "MessagingPush.shared was called before MessagingPushAPN.initializeForExtension(withConfig:): the SDK has no implementation and drops the \(event). Initialize first, in didReceive."))
+            return
+        }
+        environment?.record(.info(.sdkCustomerIODeliveryMetric, "MessagingPush posts a \(event) to the SDK's event bus, which the app's CioDataPipelines module handles: nothing is sent from the extension (recorded). The delivery metric of a Customer.io push is sent by didReceive itself."))
     }
 
     /// Stops every push in progress and delivers what each has composed so far (its image, if attached), else

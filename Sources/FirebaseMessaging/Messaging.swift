@@ -59,10 +59,12 @@ open class MessagingExtensionHelper: NSObject, @unchecked Sendable {
         let folder = environment.makeWorkFolder()
         var context = environment.context
         context.workDirectory = folder
-        // The helper reads the image request from the content it is handed, as the SDK reads its userInfo; the
-        // state only collects the helper's findings and files, so the content is not converted for it.
-        let request = ImageRequest.firebase(in: call.content.payload)
-        FirebaseImageHelper().run(request, state: ExtensionState(original: NotificationContent()), context: context) { outcome in
+        // The helper reads the image request from the content it is handed, as the SDK reads its userInfo, unless
+        // the built-in extension's plan already decided it from the push (the content's `fcm_options` unchanged);
+        // the state only collects the helper's findings and files, so the content is not converted for it.
+        let decision = environment.takePlannedImage()
+            ?? FirebaseImageHelper.decide(ImageRequest.firebase(in: call.content.payload), profile: context.profile)
+        FirebaseImageHelper().run(decision, state: ExtensionState(original: NotificationContent()), context: context) { outcome in
             let state = outcome.state
             environment.record(state.diagnostics)
             environment.record(timings: state.timings)

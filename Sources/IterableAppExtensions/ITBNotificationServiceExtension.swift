@@ -1,7 +1,18 @@
+// The CocoaPods framework's umbrella header (`notification-extension/IterableAppExtensions.h`) imports UIKit, which
+// Swift sees re-exported (and Foundation with it); the Swift sources import UserNotifications, which apps name
+// beside it. This stand-in re-exports both, so a file written for either integration compiles.
+@_exported import UIKit
 @_exported import UserNotifications
 import Foundation
 import NSEPush
 import Synchronization
+
+/// The payload's key names (`notification-extension/NotificationExtensionConstants.swift`): public namespaces whose
+/// members are internal to the SDK.
+public enum JsonKey {
+    public enum ActionButton {}
+    public enum Payload {}
+}
 
 /// Lets an app handle the pushes that are not Iterable's (no `itbl` key) itself.
 public protocol ITBNotificationServiceExtensionDelegate {

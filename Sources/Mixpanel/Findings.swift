@@ -14,11 +14,24 @@ enum MixpanelFindings {
         .warning(.sdkMixpanelTracking, "Mixpanel does not track \(event): the payload's `mp` dictionary has no `\(missing)` (the SDK logs it and moves on). Pushes sent by Mixpanel carry it.")
     }
 
-    static func trackedCall(_ event: String, properties: Int, hasToken: Bool) -> Diagnostic {
+    static func trackedCall(_ event: String, properties: Int, superProperties: Int, hasToken: Bool) -> Diagnostic {
         guard hasToken else {
             return .warning(.sdkMixpanelTracking, "Mixpanel does not send \(event): the instance has an empty project token. Pass the project's token to sharedInstance(withToken:).")
         }
-        return .info(.sdkMixpanelTracking, "Mixpanel would track \(event) with \(properties) propert\(properties == 1 ? "y" : "ies") and flush it to https://api.mixpanel.com at once, as it does in an app extension (recorded, not sent).")
+        let supers = superProperties == 0 ? "" : " and \(superProperties) super propert\(superProperties == 1 ? "y" : "ies")"
+        return .info(.sdkMixpanelTracking, "Mixpanel would track \(event) with \(properties) propert\(properties == 1 ? "y" : "ies")\(supers) and flush it to https://api.mixpanel.com at once, as it does in an app extension (recorded, not sent).")
+    }
+
+    static func peopleUpdate(_ operation: String, _ what: String, hasToken: Bool) -> Diagnostic {
+        guard hasToken else {
+            return .warning(.sdkMixpanelTracking, "Mixpanel does not send the people update (\(operation) \(what)): the instance has an empty project token. Pass the project's token to sharedInstance(withToken:).")
+        }
+        return .info(.sdkMixpanelTracking, "Mixpanel would send a people update (\(operation) \(what)) for the identified user to https://api.mixpanel.com/engage from the extension (recorded, not sent).")
+    }
+
+    /// Property names as a message lists them: sorted, comma-separated.
+    static func names(_ keys: some Collection<String>) -> String {
+        keys.sorted().joined(separator: ", ")
     }
 
     static func tracked(_ event: String, campaign: String, message: String) -> Diagnostic {

@@ -3,8 +3,8 @@ import NSEPush
 import NSEReports
 
 /// Why a batch cannot start: a usage error (exit status 2).
-public struct BatchInputError: Error, Sendable, CustomStringConvertible {
-    public var description: String
+package struct BatchInputError: Error, Sendable, CustomStringConvertible {
+    package var description: String
 }
 
 /// Finds the push files under the folders (and files) a user names, in a deterministic order.
@@ -13,11 +13,11 @@ public struct BatchInputError: Error, Sendable, CustomStringConvertible {
 /// dot), the output folder, symbolic links to folders (which could loop) and anything that is not a regular
 /// file (a FIFO would block the reader) are skipped. Within a root, files come in the byte order of their
 /// relative paths; roots come in the order given. A file reached twice is processed once.
-public enum BatchInputDiscovery {
-    public static let fileExtensions: Set<String> = ["json", "apns"]
+package enum BatchInputDiscovery {
+    package static let fileExtensions: Set<String> = ["json", "apns"]
 
     /// - Parameter excluding: folders never entered, such as the batch's own output folder.
-    public static func discover(_ paths: [String], excluding: [URL] = []) throws(BatchInputError) -> [BatchInput] {
+    package static func discover(_ paths: [String], excluding: [URL] = []) throws(BatchInputError) -> [BatchInput] {
         let excluded = Set(excluding.compactMap { realPath($0.path) })
         let directoryRoots = paths.filter { isDirectory($0) }
         // With several folders, each keeps as much of its path as tells it apart (`a/in`, `b/in`), so their files cannot collide.

@@ -6,48 +6,50 @@ import NSEReports
 
 /// The outcome of a batch: one entry per input (nil for those an interruption left unprocessed) and the summary.
 
-/// Runs every input through the same `Emulator` as `nse process`, at most `jobs` at a time, and saves each
+/// Runs every input through the same `Pipeline` as `nse process`, at most `jobs` at a time, and saves each
 /// result (`OUT/<path relative to its root>/content.json` plus its attachment) as soon as it is complete.
 ///
 /// Downloads and validations are shared through one `SharedMediaCache`. Cancelling the task that runs the
 /// batch stops it: no new push starts, transfers in flight abort, results already saved stay, and nothing
 /// half-written is left behind.
-public struct BatchRunner: Sendable {
-    public var emulator: Emulator
+package struct BatchRunner: Sendable {
+    package var pipeline: Pipeline
     /// Pushes in flight at once (each holds at most one transfer or one decode). Waiting on the network costs a
     /// push no thread, and decoding runs one per core whatever this is, so it only bounds, with `readAhead`, how
     /// many downloads are outstanding (and the small record each push in flight keeps).
-    public var jobs: Int
+    package var jobs: Int
 
     /// Queued pushes read and checked before their turn, as far ahead of the last push started, with the download
-    /// their extension is certain to make started (`ExtensionRunner.plannedDownload`, Firebase's helper's). The push
+    /// their extension is certain to make started (`ExtensionPlan.download`, Firebase's helper's). The push
     /// then finds its download in flight or done, so a batch longer than `jobs` does not wait on the network in
     /// waves; at most `jobs + readAhead` transfers are in flight. When not 0, the runner's loop also reads each
     /// push not read ahead at its own turn, so every request leaves from the loop, none behind the extension work
     /// of the pushes already started. 0: none (each push is read by its own task).
-    public var readAhead: Int
+    package var readAhead: Int
 
     /// `nse batch`'s default: enough transfers in flight to hide a CDN's first-byte latency (150 ms at 8 MB/s
     /// needs about 100 to keep two cores decoding), few enough to stay polite to one host and within 64 MB.
-    public static let defaultJobs = 256
+    package static let defaultJobs = 256
     /// The most `--jobs` (and `--read-ahead`) accepts: each push in flight holds descriptors (`DescriptorTable`).
-    public static let maxJobs = 1024
+    package static let maxJobs = 1024
     /// Where results go; nil keeps only the summary (and whatever the caller renders from the entries).
-    public var outDirectory: URL?
+    package var outDirectory: URL?
     /// `--strict`: a push with warnings fails.
-    public var strict = false
+    package var strict = false
     /// Sees every complete result, while its attachment files still exist (the HTML report, JSON Lines); called
     /// concurrently, in completion order. When set, attachments are staged even without `outDirectory`.
-    public var onResult: (@Sendable (CompletedPush) async -> Void)?
+    package var onResult: (@Sendable (CompletedPush) async -> Void)?
+    /// Adds to a push's result before it is saved (`nse batch --media`: the local file a 404 stood for).
+    package var amendResult: (@Sendable (inout ProcessResult) -> Void)?
 
     /// Called with a push's index as it starts (before any of its work), and before that when it is read and its
     /// download started ahead of its turn (`readAhead`): with `onEntry`, what a supervisor needs to tell which
     /// pushes were in flight when the process died.
-    public var onStart: (@Sendable (Int) -> Void)?
+    package var onStart: (@Sendable (Int) -> Void)?
 
     /// `readAhead` nil: as many as `jobs`.
-    public init(emulator: Emulator, jobs: Int, readAhead: Int? = nil, outDirectory: URL?) {
-        self.emulator = emulator
+    package init(pipeline: Pipeline, jobs: Int, readAhead: Int? = nil, outDirectory: URL?) {
+        self.pipeline = pipeline
         self.jobs = max(1, jobs)
         self.readAhead = max(0, readAhead ?? jobs)
         self.outDirectory = outDirectory
@@ -55,18 +57,18 @@ public struct BatchRunner: Sendable {
 
     /// Processes `inputs`; `onEntry` is called (in completion order, one call at a time) as each is saved.
     /// Throws only when the batch cannot start (its working folder cannot be made in the output folder).
-    public func run(_ inputs: [BatchInput], onEntry: @Sendable (Int, BatchEntry) -> Void = { _, _ in }) async throws -> BatchReport {
+    package func run(_ inputs: [BatchInput], onEntry: @Sendable (Int, BatchEntry) -> Void = { _, _ in }) async throws -> BatchReport {
         let started = ContinuousClock.now
         DescriptorTable.prepare(for: DescriptorTable.needed(forJobs: jobs, readAhead: readAhead))
         let workspace = try ResultWorkspace(outDirectory: outDirectory)
         defer { workspace.remove() }
         workspace.workFolders.expectTakers(inputs.count)
         let cache = try SharedMediaCache(directory: workspace.cache)
-        var configured = emulator
+        var configured = pipeline
         configured.mediaCache = cache
         let transfers = TransferCancellation()
         configured.transferCancellation = transfers
-        let emulator = configured
+        let pipeline = configured
 
         var entries = [BatchEntry?](repeating: nil, count: inputs.count)
         var spans = [Range<UInt64>?](repeating: nil, count: inputs.count)
@@ -74,7 +76,7 @@ public struct BatchRunner: Sendable {
             await withTaskGroup(of: (Int, Processed?).self) { group in
                 var next = 0
                 // Pushes read ahead of their turn, by index: at most `readAhead`, each taken by its push as it starts.
-                var readAheads: [Int: Emulator.ReadAhead] = [:]
+                var readAheads: [Int: Pipeline.ReadAhead] = [:]
                 // The next input to read ahead of its turn (its download started): up to `readAhead` past the last
                 // started. Every input below it was read ahead or started at its turn; with read-ahead off, always 0.
                 var ahead = 0
@@ -84,7 +86,7 @@ public struct BatchRunner: Sendable {
                     ahead += 1
                     onStart?(index)
                     guard refusal(of: inputs[index]) == nil else { return }
-                    readAheads[index] = emulator.readAhead(file: inputs[index].file)
+                    readAheads[index] = pipeline.readAhead(file: inputs[index].file)
                 }
                 func startNext() {
                     guard next < inputs.count, !Task.isCancelled else { return }
@@ -99,7 +101,7 @@ public struct BatchRunner: Sendable {
                     }
                     let read = readAheads.removeValue(forKey: index)
                     group.addTask { [self] in
-                        (index, await process(input, index: index, readAhead: read, emulator: emulator, workspace: workspace))
+                        (index, await process(input, index: index, readAhead: read, pipeline: pipeline, workspace: workspace))
                     }
                 }
                 func readPushesAhead() {
@@ -151,22 +153,23 @@ public struct BatchRunner: Sendable {
 
     /// One push, start to saved result; nil when the batch was cancelled meanwhile (nothing is kept).
     private func process(
-        _ input: BatchInput, index: Int, readAhead: Emulator.ReadAhead?, emulator: Emulator, workspace: ResultWorkspace
+        _ input: BatchInput, index: Int, readAhead: Pipeline.ReadAhead?, pipeline: Pipeline, workspace: ResultWorkspace
     ) async -> Processed? {
         let staging = outDirectory != nil || onResult != nil ? workspace.stagingFolder(for: index) : nil
         // Once published, the staging folder is gone; only an unpublished one is removed (FileManager builds an
         // error object for one that is missing).
         defer { if let staging, access(staging.path, F_OK) == 0 { try? FileManager.default.removeItem(at: staging) } }
         // Handed back only once the result is saved and rendered: until then its attachments may still be there.
-        var emulator = emulator
-        emulator.workFolder = workspace.workFolders.take()
-        defer { if let folder = emulator.workFolder { workspace.workFolders.giveBack(folder) } }
+        var pipeline = pipeline
+        pipeline.workFolder = workspace.workFolders.take()
+        defer { if let folder = pipeline.workFolder { workspace.workFolders.giveBack(folder) } }
 
         var result: ProcessResult
         if let problem = refusal(of: input) {
             result = problem
         } else {
-            result = await emulator.process(file: input.file, attachmentDirectory: staging, readAhead: readAhead)
+            result = await pipeline.run(file: input.file, attachmentDirectory: staging, readAhead: readAhead)
+            amendResult?(&result)
         }
         // A result finished after Ctrl-C may hold a transfer cut short: only complete results are kept.
         guard !Task.isCancelled else { return nil }
@@ -195,7 +198,7 @@ public struct BatchRunner: Sendable {
         }
     }
 
-    /// A result for an input the emulator cannot be handed: a folder that could not be listed, a file not read.
+    /// A result for an input the pipeline cannot be handed: a folder that could not be listed, a file not read.
     @inline(never)
     private func refusal(of input: BatchInput) -> ProcessResult? {
         let path = input.displayPath

@@ -88,15 +88,15 @@ public struct ExtensionHarness: Sendable {
 
     private func run<Extension: UNNotificationServiceExtension>(_ type: Extension.Type, push: ReceivedPush, input: String) async throws -> DeliveredNotification {
         let media = try mediaFolder.map(LocalMedia.init(folder:))
-        defer { media?.server.stop() }
+        defer { media?.folder.stop() }
         var runner = HarnessRunner(expiryGrace: expiryGrace, memoryMeasurement: memoryMeasurement) { type.init() }
         runner.containerSeed = containerSeed
         runner.bundleDirectory = bundleDirectory
-        let emulator = Emulator(profile: profile, extensionRunner: runner, hostMapping: media?.mapping ?? hostMapping)
+        let pipeline = Pipeline(device: profile, extensionRunner: runner, hostMapping: media?.mapping ?? hostMapping)
         let temporary = attachmentDirectory == nil ? TemporaryFolder() : nil
         let folder = attachmentDirectory ?? temporary?.url
-        var result = await emulator.process(push, input: input, attachmentDirectory: folder)
-        if let media { result.diagnostics += media.missingFiles() }
+        var result = await pipeline.run(push, input: input, attachmentDirectory: folder)
+        if let media { result.diagnostics += media.folder.takeMissingFiles() }
         return DeliveredNotification(result: result, keeping: temporary)
     }
 }
@@ -164,48 +164,19 @@ public struct MediaFolderError: Error, CustomStringConvertible {
     }
 }
 
-/// `mediaFolder` served for one run, with the paths asked for that were not there.
+/// `mediaFolder` served for one run (NSEMediaServer's `LocalMediaFolder`, which names the paths it lacked), and the
+/// host mapping that sends every request to it.
 private struct LocalMedia: Sendable {
-    let server: LoopbackHTTPServer
+    let folder: LocalMediaFolder
     let mapping: MediaHostMapping
-    private let folder: URL
-    private let missing: MissingPaths
 
-    init(folder: URL) throws {
-        self.folder = folder.standardizedFileURL
+    init(folder url: URL) throws {
         var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: self.folder.path, isDirectory: &isDirectory), isDirectory.boolValue else {
-            throw MediaFolderError(path: self.folder.path)
+        guard FileManager.default.fileExists(atPath: url.standardizedFileURL.path, isDirectory: &isDirectory), isDirectory.boolValue else {
+            throw MediaFolderError(path: url.standardizedFileURL.path)
         }
-        let directory = MediaDirectory(root: self.folder.path)
-        let missing = MissingPaths()
-        self.missing = missing
-        server = try LoopbackHTTPServer { request in
-            let response = directory.respond(to: request)
-            if response.status == 404 { missing.note(request.path) }
-            return response
-        }
+        folder = try LocalMediaFolder(folder: url)
         // 127.0.0.1 and a port always make a URL; the fallback only keeps this free of a force unwrap.
-        mapping = MediaHostMapping(origin: URL(string: server.baseURL) ?? URL(fileURLWithPath: "/"))
+        mapping = MediaHostMapping(origin: URL(string: folder.server.baseURL) ?? URL(fileURLWithPath: "/"))
     }
-
-    /// One finding per path the run asked for that the folder does not have.
-    func missingFiles() -> [Diagnostic] {
-        missing.paths.map { path in
-            .warning(.mediaHTTPStatus, "The media folder has no file for \(path): the harness looked for \(folder.path + path) and answered HTTP 404. Put the image there, or fix the URL's path.")
-        }
-    }
-}
-
-/// Paths the server answered 404, noted by its connection threads and read after the run.
-private final class MissingPaths: @unchecked Sendable {
-    // Guarded by `lock`.
-    private let lock = NSLock()
-    private var found: [String] = []
-
-    func note(_ path: String) {
-        lock.withLock { if !found.contains(path), found.count < 20 { found.append(path) } }
-    }
-
-    var paths: [String] { lock.withLock { found } }
 }

@@ -109,7 +109,8 @@ public struct ExtensionSources: Sendable {
         guard texts.contains(where: { declares(chosen, in: $0) }) else { throw .classNotFound(chosen) }
         var sources = ExtensionSources(files: files, infoPlist: plist, principalClass: chosen)
         let imported = Set(texts.flatMap(importedModules(in:)))
-        sources.sdks = PushSDK.allCases.filter { imported.contains($0.moduleName) }
+        // Any of an SDK's modules counts: a Customer.io app on FCM imports CioMessagingPushFCM, not ...APN.
+        sources.sdks = PushSDK.allCases.filter { $0.descriptor.modules.contains(where: imported.contains) }
         return sources
     }
 

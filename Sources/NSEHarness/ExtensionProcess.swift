@@ -19,9 +19,9 @@ public struct ExtensionProcess: Sendable {
         self.index = index
     }
 
-    /// The child's result; when it crashed or had to be stopped, `fallback` (an `ExtensionCrash` emulator)
+    /// The child's result; when it crashed or had to be stopped, `fallback` (an `ExtensionCrash` pipeline)
     /// tells what the phone shows instead.
-    public func run(fallback: Emulator) async -> ProcessResult {
+    public func run(fallback: Pipeline) async -> ProcessResult {
         let requestFile = scratch.appendingPathComponent("request-\(index).json")
         // The extension's own temporary folder, as on a phone (its container's tmp): `NSTemporaryDirectory()` in
         // the child. What the extension leaves there goes with it rather than piling up in /tmp, one file a push.
@@ -46,7 +46,7 @@ public struct ExtensionProcess: Sendable {
         }
         var crash = fallback
         crash.extensionRunner = ExtensionCrash(reason: reason.isEmpty ? "ended without writing its result" : reason)
-        return await crash.process(file: URL(fileURLWithPath: request.payloadFile), attachmentDirectory: nil)
+        return await crash.run(file: URL(fileURLWithPath: request.payloadFile), attachmentDirectory: nil)
     }
 
     /// Looks at the child every 10 ms, holding no thread meanwhile; stops it past `limit` (the harness inside ends every run at

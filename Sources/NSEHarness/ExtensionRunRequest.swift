@@ -96,8 +96,8 @@ public enum ExtensionRunnerMain {
         runner.containerSeed = request.containerSeed.map { URL(fileURLWithPath: $0) }
         runner.bundleDirectory = request.bundleDirectory.map { URL(fileURLWithPath: $0) }
         let mapping = request.mediaOrigin.flatMap(URL.init(string:)).map(MediaHostMapping.init(origin:))
-        let emulator = Emulator(profile: profile, extensionRunner: runner, hostMapping: mapping)
-        let result = await emulator.process(
+        let pipeline = Pipeline(device: profile, extensionRunner: runner, hostMapping: mapping)
+        let result = await pipeline.run(
             file: URL(fileURLWithPath: request.payloadFile), attachmentDirectory: URL(fileURLWithPath: request.attachmentDirectory))
         do {
             try JSONResultRenderer().encode(result).write(to: URL(fileURLWithPath: request.resultFile))

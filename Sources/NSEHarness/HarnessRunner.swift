@@ -60,10 +60,11 @@ public struct HarnessRunner: ExtensionRunner {
         }
         if let containerSeed { seedContainer(environment, from: containerSeed, diagnostics: &state.diagnostics) }
         environment.bundleDirectory = bundleDirectory
+        environment.plannedImage = state.plan.image
         let request = UNNotificationRequest(
             identifier: UUID().uuidString, content: UNNotificationContent(state.original, environment: environment),
             trigger: UNPushNotificationTrigger())
-        let handler = ContentHandlerRecorder(dataStore: AttachmentDataStore(folder: context.workDirectory))
+        let handler = ContentHandlerRecorder(dataStore: AttachmentDataStore(folder: context.workDirectory), clock: context.clock)
         // A crash (an SDK stand-in reaching code that raises on a device) ends the wait at once.
         environment.onCrash { handler.noteCrash() }
         // Made with the run current, so a session the extension makes in its initializer belongs to the run.
@@ -79,9 +80,11 @@ public struct HarnessRunner: ExtensionRunner {
             }
             handler.noteDidReceiveReturned()
         }
-        // The budget is kept by the executor's timer thread, so a busy cooperative pool cannot delay the expiry call.
-        let expiry = BlockingExecutor.shared.schedule(at: deadline, "nse.serviceExtensionTimeWillExpire") {
+        // The budget is kept by the run's clock: the system's on the executor's timer thread, so a busy cooperative
+        // pool cannot delay the expiry call; a unit test's manual clock when time reaches the deadline.
+        let expiry = context.clock.schedule(at: deadline, "nse.serviceExtensionTimeWillExpire") {
             guard !handler.calledInTime(deadline), !handler.hasCrashed else { return }
+            handler.noteExpiryCalled()
             environment.withCurrent { instance.value.serviceExtensionTimeWillExpire() }
             handler.noteExpiryReturned()
         }
@@ -89,7 +92,7 @@ public struct HarnessRunner: ExtensionRunner {
         // Calls are judged by when they happened, not by when this task gets to look.
         let delivered = await handler.waitForFirst(until: deadline + expiryGrace)
         let firstCall = handler.firstCall
-        let expired = firstCall.map { $0 > deadline } ?? true
+        let expired = handler.firstCallLate(deadline) ?? true
         // iOS ends the extension once it has delivered (or its grace after the expiry call has passed): calls
         // made later never reach it, however late this task looks at them.
         let end = min(deadline, firstCall ?? deadline) + expiryGrace
@@ -256,6 +259,10 @@ final class ContentHandlerRecorder: Sendable {
         /// When each call happened, and on which thread: judged against deadlines by the clock, not by when the
         /// waiting task runs.
         var callTimes: [(at: ContinuousClock.Instant, thread: String)] = []
+        /// The first call came once the expiry call had begun: late even at the deadline's own instant (a manual
+        /// clock's calls can be; the system clock's come after it).
+        var firstAfterExpiryCall = false
+        var expiryCalled = false
         var returned = false
         var expiryReturned = false
         /// The extension's process crashed: no call will come.
@@ -267,17 +274,23 @@ final class ContentHandlerRecorder: Sendable {
     let dataStore: AttachmentDataStore?
     /// Woken on every event, to look again.
     private let events = EventWaiters()
+    /// The run's clock: calls are timed, and waits end, on it.
+    private let clock: any PipelineClock
 
-    init(dataStore: AttachmentDataStore? = nil) {
+    init(dataStore: AttachmentDataStore? = nil, clock: any PipelineClock = SystemClock()) {
         self.dataStore = dataStore
+        self.clock = clock
     }
 
-    func record(_ content: UNNotificationContent, at instant: ContinuousClock.Instant = .now) {
+    /// Records a call made now on the run's clock (or at `instant`).
+    func record(_ content: UNNotificationContent, at instant: ContinuousClock.Instant? = nil) {
+        let instant = instant ?? clock.now
         let thread = BlockingExecutor.currentJobName.map { $0.hasPrefix("nse.") ? String($0.dropFirst(4)) : $0 } ?? "extension's own thread"
         state.withLock { state in
             // Bounded: an extension calling in a loop cannot grow this without limit.
             if state.callTimes.count < ExtensionEnvironment.activityLimit { state.callTimes.append((instant, thread)) }
             guard state.first == nil else { return }
+            state.firstAfterExpiryCall = state.expiryCalled
             // The phone shows the content as it was when handed over, its attachment files taken at that moment.
             let shown = content.copy() as? UNNotificationContent ?? content
             state.first = dataStore?.adopt(shown) ?? shown
@@ -297,6 +310,11 @@ final class ContentHandlerRecorder: Sendable {
         events.notify()
     }
 
+    /// `serviceExtensionTimeWillExpire()` is about to be called.
+    func noteExpiryCalled() {
+        state.withLock { $0.expiryCalled = true }
+    }
+
     func noteExpiryReturned() {
         state.withLock { $0.expiryReturned = true }
         events.notify()
@@ -304,6 +322,13 @@ final class ContentHandlerRecorder: Sendable {
 
     /// When the first call happened, if it did.
     var firstCall: ContinuousClock.Instant? { state.withLock { $0.callTimes.first?.at } }
+
+    /// Whether the first call came after `deadline` (nil: none came yet).
+    func firstCallLate(_ deadline: ContinuousClock.Instant) -> Bool? {
+        state.withLock { state in
+            state.callTimes.first.map { $0.at > deadline || ($0.at == deadline && state.firstAfterExpiryCall) }
+        }
+    }
 
     /// The calls made by `end`, the moment iOS stops listening; later ones never happened as far as iOS knows.
     func count(through end: ContinuousClock.Instant) -> Int {
@@ -344,7 +369,7 @@ final class ContentHandlerRecorder: Sendable {
     }
 
     private func wait(until deadline: ContinuousClock.Instant, for condition: @escaping @Sendable (State) -> Bool) async {
-        await events.wait(until: deadline) { self.state.withLock { condition($0) } }
+        await clock.wait(on: events, until: deadline) { self.state.withLock { condition($0) } }
     }
 }
 

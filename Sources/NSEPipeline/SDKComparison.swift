@@ -3,42 +3,42 @@ import NSEPush
 
 /// `nse process --sdk all`: what every helper of the build shows for one payload, side by side, the way a team
 /// migrating from one SDK to another needs to see it.
-public struct SDKComparison: Sendable, Codable {
-    public var input: String
-    public var inputKind: InputKind?
+package struct SDKComparison: Sendable, Codable {
+    package var input: String
+    package var inputKind: InputKind?
     /// The helper `--sdk auto` runs for this payload; its verdict is the comparison's exit status.
-    public var detected: HelperChoice
+    package var detected: HelperChoice
     /// Detection's own finding (`sdk.detect.ambiguous`), if any.
-    public var detection: [Diagnostic] = []
+    package var detection: [Diagnostic] = []
     /// One row per SDK, in `PushSDK` order.
-    public var helpers: [Row] = []
+    package var helpers: [Row] = []
 
-    public init(input: String, detected: HelperChoice) {
+    package init(input: String, detected: HelperChoice) {
         self.input = input
         self.detected = detected
     }
 
     /// What one helper makes of the payload.
-    public struct Row: Sendable, Codable {
-        public var sdk: PushSDK
+    package struct Row: Sendable, Codable {
+        package var sdk: PushSDK
         /// Always true: every SDK's stand-in is in the build. Kept so `--sdk all`'s JSON keeps its shape.
-        public var available = true
-        public var outcome: Outcome?
-        public var imageShown: Bool?
+        package var available = true
+        package var outcome: Outcome?
+        package var imageShown: Bool?
         /// Each attachment the phone shows: its type and size ("public.jpeg 600x300").
-        public var attachments: [String] = []
-        public var title: String?
-        public var subtitle: String?
-        public var body: String?
-        public var badge: Int?
-        public var category: String?
+        package var attachments: [String] = []
+        package var title: String?
+        package var subtitle: String?
+        package var body: String?
+        package var badge: Int?
+        package var category: String?
         /// Why this helper shows no image (or what it warns of): its first error, else its first warning.
-        public var reason: Diagnostic?
+        package var reason: Diagnostic?
         /// Every warning and error code of the run.
-        public var codes: [DiagnosticCode] = []
-        public var exitStatus: Int32?
+        package var codes: [DiagnosticCode] = []
+        package var exitStatus: Int32?
 
-        public init(sdk: PushSDK, result: ProcessResult, strict: Bool) {
+        package init(sdk: PushSDK, result: ProcessResult, strict: Bool) {
             self.sdk = sdk
             outcome = result.outcome
             imageShown = result.imageShown
@@ -63,13 +63,13 @@ public struct SDKComparison: Sendable, Codable {
     }
 
     /// The detected helper's exit status; 1 when that helper is not in this build (not checked is not a pass).
-    public var exitStatus: Int32 {
+    package var exitStatus: Int32 {
         guard let row = helpers.first(where: { $0.sdk == detected.sdk }) else { return 1 }
         return row.exitStatus ?? 1
     }
 
     /// Sets `detected` from the file's payload, as `--sdk auto` would choose.
-    public mutating func detect(from file: URL) {
+    package mutating func detect(from file: URL) {
         guard let push = try? PushReader.read(file) else {
             detected = HelperChoice(sdk: .firebase, selection: .default, reason: "the file could not be read")
             return

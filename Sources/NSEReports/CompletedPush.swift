@@ -4,16 +4,16 @@ import NSEPush
 
 /// One push's finished result, handed to what renders whole runs (the HTML report, JSON Lines) while its
 /// attachment files still exist, even when they are not kept (no `--out`).
-public struct CompletedPush: Sendable {
+package struct CompletedPush: Sendable {
     /// The push's place in the input order.
-    public var index: Int
+    package var index: Int
     /// The result as saved and printed: `attachments[].file` is set only when the attachment is kept (`--out`).
-    public var result: ProcessResult
+    package var result: ProcessResult
     /// Where each attachment's bytes are during the call, parallel to `result.content.attachments`; nil when
     /// the attachment was not saved at all.
-    public var attachmentFiles: [URL?]
+    package var attachmentFiles: [URL?]
 
-    public init(index: Int, result: ProcessResult, attachmentFiles: [URL?]) {
+    package init(index: Int, result: ProcessResult, attachmentFiles: [URL?]) {
         self.index = index
         self.result = result
         self.attachmentFiles = attachmentFiles
@@ -21,7 +21,7 @@ public struct CompletedPush: Sendable {
 
     /// Splits a result whose attachments were saved into a staging folder (`kept`: they stay under `--out`):
     /// the files are noted, and their paths dropped from the result unless kept.
-    public init(index: Int, staged result: ProcessResult, kept: Bool) {
+    package init(index: Int, staged result: ProcessResult, kept: Bool) {
         var saved = result
         let files = result.content?.attachments.map { $0.file.map { URL(fileURLWithPath: $0) } } ?? []
         if !kept, var content = saved.content {

@@ -3,10 +3,10 @@ import NSEPipeline
 
 /// JSON Lines: each result as the JSON documented in the README on one line (keys sorted), for tools that read
 /// a stream (`jq -c`, log shippers).
-public struct JSONLinesRenderer: ResultRenderer {
-    public init() {}
+package struct JSONLinesRenderer: ResultRenderer {
+    package init() {}
 
-    public func render(_ result: ProcessResult) -> String {
+    package func render(_ result: ProcessResult) -> String {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         // Only strings, numbers, booleans and containers: encoding cannot fail.

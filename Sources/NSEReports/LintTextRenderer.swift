@@ -1,10 +1,10 @@
 import NSEPush
 
 /// `nse lint` for a terminal: the verdict, the payload's size, and every finding.
-public struct LintTextRenderer: Sendable {
-    public init() {}
+package struct LintTextRenderer: Sendable {
+    package init() {}
 
-    public func render(_ report: LintReport) -> String {
+    package func render(_ report: LintReport) -> String {
         var lines = ["\(report.input)\(report.inputKind.map { " (\($0.rawValue))" } ?? "")"]
         let verdict = report.rejected ? "REJECTED: APNs or FCM refuses it as written"
             : report.hasErrors ? "FAIL: errors found"

@@ -2,10 +2,10 @@ import Foundation
 import NSEPush
 
 /// `nse resolve` for a terminal: what each platform receives, then the findings.
-public struct ResolutionTextRenderer: Sendable {
-    public init() {}
+package struct ResolutionTextRenderer: Sendable {
+    package init() {}
 
-    public func render(_ report: ResolutionReport) -> String {
+    package func render(_ report: ResolutionReport) -> String {
         var lines = ["\(report.input)\(report.inputKind.map { " (\($0.rawValue))" } ?? "")"]
         if report.rejected { lines.append("  REJECTED: FCM or APNs refuses it as written") }
         if let ios = report.ios {

@@ -1,10 +1,10 @@
 import NSEPush
 
 /// `nse route` for a terminal: for each platform, the kind of message and the code that receives it.
-public struct RouteTextRenderer: Sendable {
-    public init() {}
+package struct RouteTextRenderer: Sendable {
+    package init() {}
 
-    public func render(_ report: RouteReport) -> String {
+    package func render(_ report: RouteReport) -> String {
         var lines = ["\(report.input)\(report.inputKind.map { " (\($0.rawValue))" } ?? ""), app in the \(report.appState.rawValue)"]
         for (name, route) in [("iOS", report.ios), ("Android", report.android)] {
             guard let route else {

@@ -3,10 +3,10 @@ import NSEPipeline
 import NSEPush
 
 /// The text of `nse process --sdk all`: a table, one row per helper, then what differs in words.
-public struct SDKComparisonRenderer: Sendable {
-    public init() {}
+package struct SDKComparisonRenderer: Sendable {
+    package init() {}
 
-    public func render(_ comparison: SDKComparison) -> String {
+    package func render(_ comparison: SDKComparison) -> String {
         var lines: [String] = []
         let kind = comparison.inputKind.map { " (\($0.rawValue))" } ?? ""
         lines.append("\(comparison.input)\(kind): every helper on the same payload")

@@ -22,10 +22,26 @@ public final class NSEServer: Sendable {
         /// An unknown APNs token registers a default iPhone instead of BadDeviceToken.
         public var acceptAnyToken = false
         public var pipeline = PhonePipeline.Defaults()
+        /// Where devices' own extensions (`"extension": {"kind": "folder"}`) are built; nil: `nse extension`'s cache.
+        public var extensionCache: URL?
         /// A connection idle this long (nothing read or written) is closed.
         public var idleTimeout: Duration = .seconds(300)
-        /// The clock provider tokens' age is measured by (tests move it).
+        /// A request must arrive whole within this time of its first byte (HTTP/2: of its stream's opening).
+        public var requestTimeout: Duration = .seconds(30)
+        /// Connections open at once on each port (nil: `HTTPServer.Limits.defaultMaxConnections`, read after the
+        /// open-file limit is raised).
+        public var maxConnections: Int?
+        /// `--proxy`: the plain port also answers CONNECT and absolute-form requests, emulating the push hosts;
+        /// the value says what happens to every other host. nil: not a proxy.
+        public var proxy: ProxyOtherHosts?
+        /// The clock the emulator's clock starts from (the control API moves it; tests may give their own).
         public var clock: @Sendable () -> Date = { Date() }
+        /// FCM expires a registration token inactive this long (Firebase: "Best practices for FCM registration
+        /// token management", 270 days); nil: never.
+        public var fcmTokenExpiry: TimeInterval? = 270 * 86400
+        /// A provider token other than the one a connection uses, sent on it sooner than this after that one's first
+        /// use, gets 429 TooManyProviderTokenUpdates (Apple: refresh "no more than once every 20 minutes"); nil: never.
+        public var providerTokenUpdateInterval: TimeInterval? = 20 * 60
 
         public init(dataDirectory: URL) {
             self.dataDirectory = dataDirectory
@@ -35,7 +51,7 @@ public final class NSEServer: Sendable {
     public let port: Int
     /// The TLS port, when one was asked for.
     public let tlsPort: Int?
-    /// The local CA's certificate (`<data>/ca.pem`) that clients trust, when TLS is served.
+    /// The local CA's certificate (`<data>/ca.pem`) that clients trust, when TLS is served or the server is a proxy.
     public let caCertificate: URL?
     /// Journal lines a restart could not read (a line cut short by a crash mid-write).
     public let skippedJournalLines: Int
@@ -61,26 +77,35 @@ public final class NSEServer: Sendable {
         } catch {
             throw ServeSetupError("Cannot create the data folder \(configuration.dataDirectory.path): \(error.localizedDescription).")
         }
-        let state = try ServeState(devices: configuration.devices, dataDirectory: configuration.dataDirectory)
-        let deliveries = Deliveries(state: state, pipeline: PhonePipeline(defaults: configuration.pipeline))
+        let clock = EmulatorClock(base: configuration.clock)
+        let state = try ServeState(
+            devices: configuration.devices, dataDirectory: configuration.dataDirectory, clock: clock, fcmTokenExpiry: configuration.fcmTokenExpiry)
+        let deliveries = Deliveries(state: state, pipeline: PhonePipeline(defaults: configuration.pipeline, extensionCache: configuration.extensionCache))
         let replayed = await state.replay()
         deliveries.resume(seqs: replayed.pending)
         let router = Router(
-            apns: APNsEndpoint(state: state, deliveries: deliveries, acceptAnyToken: configuration.acceptAnyToken, providerKeys: configuration.providerKeys, clock: configuration.clock),
+            apns: APNsEndpoint(state: state, deliveries: deliveries, acceptAnyToken: configuration.acceptAnyToken, providerKeys: configuration.providerKeys, clock: { clock.now() },
+                tokenUpdates: configuration.providerTokenUpdateInterval.map { ProviderTokenUpdates(minimumInterval: $0) }),
             fcm: FCMEndpoint(state: state, deliveries: deliveries, tokens: try AccessTokens(dataDirectory: configuration.dataDirectory)),
-            control: ControlAPI(state: state, fileDevices: configuration.devices, clock: configuration.clock, faults: Faults()))
+            control: ControlAPI(state: state, fileDevices: configuration.devices, clock: { clock.now() }, faults: Faults()))
         let tls = try configuration.tlsPort.map { _ throws(ServeSetupError) in try Self.tlsContext(dataDirectory: configuration.dataDirectory) }
+        let proxyCA = try configuration.proxy.map { _ throws(ServeSetupError) in try LocalCA.loadOrCreate(in: configuration.dataDirectory) }
+        let proxy = configuration.proxy.flatMap { other in proxyCA.map { ProxyService(other: other, ca: $0) } }
         // Two threads: the event loops only parse and write; the pipeline runs elsewhere.
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 2)
         var started: [HTTPServer] = []
         do {
-            let idle = TimeAmount.nanoseconds(Int64(configuration.idleTimeout.components.seconds) * 1_000_000_000 + configuration.idleTimeout.components.attoseconds / 1_000_000_000)
-            started.append(try await HTTPServer.start(host: configuration.host, port: configuration.port, group: group, idleTimeout: idle, responder: router))
+            // Each connection is a descriptor: 10,000 idle clients need more than the 1024 many systems start with.
+            OpenFileLimit.raise()
+            let limits = HTTPServer.Limits(
+                maxConnections: configuration.maxConnections ?? HTTPServer.Limits.defaultMaxConnections,
+                idleTimeout: Self.timeAmount(configuration.idleTimeout), requestTimeout: Self.timeAmount(configuration.requestTimeout))
+            started.append(try await HTTPServer.start(host: configuration.host, port: configuration.port, group: group, limits: limits, responder: router, proxy: proxy))
             var secure: HTTPServer?
             if let tls, let tlsPort = configuration.tlsPort {
-                secure = try await HTTPServer.start(host: configuration.host, port: tlsPort, group: group, tls: tls.context, idleTimeout: idle, responder: router)
+                secure = try await HTTPServer.start(host: configuration.host, port: tlsPort, group: group, tls: tls.context, limits: limits, responder: router)
             }
-            return NSEServer(servers: started, tls: secure, caCertificate: tls?.ca, skipped: replayed.skipped, group: group)
+            return NSEServer(servers: started, tls: secure, caCertificate: tls?.ca ?? proxyCA?.certificateURL, skipped: replayed.skipped, group: group)
         } catch {
             for server in started { await server.stop() }
             try? await group.shutdownGracefully()
@@ -88,16 +113,20 @@ public final class NSEServer: Sendable {
         }
     }
 
+    private static func timeAmount(_ duration: Duration) -> TimeAmount {
+        let (seconds, attoseconds) = duration.components
+        guard seconds < Int64.max / 1_000_000_000 - 1 else { return .nanoseconds(.max) }
+        return .nanoseconds(max(0, seconds) * 1_000_000_000 + max(0, attoseconds) / 1_000_000_000)
+    }
+
     /// TLS with ALPN h2 then http/1.1, the certificate signed by the data folder's CA.
     private static func tlsContext(dataDirectory: URL) throws(ServeSetupError) -> (context: NIOSSLContext, ca: URL) {
         let ca = try LocalCA.loadOrCreate(in: dataDirectory)
         let issued = try ca.issueServerCertificate()
         do {
-            var tls = TLSConfiguration.makeServerConfiguration(
-                certificateChain: [.certificate(try NIOSSLCertificate(bytes: Array(issued.certificate.utf8), format: .pem))],
-                privateKey: .privateKey(try NIOSSLPrivateKey(bytes: Array(issued.key.utf8), format: .pem)))
-            tls.applicationProtocols = ["h2", "http/1.1"]
-            return (try NIOSSLContext(configuration: tls), ca.certificateURL)
+            // APNs's certificate-based trust: a client may present a certificate the local CA issued
+            // (`POST /emulator/v1/client-certificates`).
+            return (try HTTPServer.tlsContext(certificatePEM: issued.certificate, keyPEM: issued.key, clientCertificateCA: ca.certificateURL), ca.certificateURL)
         } catch {
             throw ServeSetupError("Cannot set up TLS: \(error).")
         }

@@ -61,7 +61,7 @@ final class PWNotificationServiceProcessor: Sendable {
     /// `aps.pw_badge` ("5", "+1", "-2", or a number) applied to the count kept in the App Group's defaults under
     /// `badge_count`; nil when there is no App Group or no `pw_badge`.
     private func badge(_ environment: ExtensionEnvironment?) -> Int? {
-        guard let aps = request.content.userInfo["aps"] as? [String: Any], let raw = aps["pw_badge"] else { return nil }
+        guard let aps = request.content.userInfo["aps"] as? [String: Any], let raw = aps[SDKDescriptor.pushwooshBadgeKey] else { return nil }
         let text = (raw as? String) ?? "\(raw)"
         guard let group = appGroupsName, !group.isEmpty else {
             environment?.record(PushwooshFindings.badgeWithoutAppGroup(text))

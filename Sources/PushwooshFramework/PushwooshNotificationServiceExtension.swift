@@ -1,9 +1,11 @@
+// PushwooshFramework.h (the XCFramework's umbrella header, pushwoosh-ios-sdk 7.1.3) imports Foundation and, on iOS,
+// UserNotifications: Swift sees both re-exported, so an extension file may import only PushwooshFramework.
 @_exported import Foundation
+@_exported import UserNotifications
 import Synchronization
-import UserNotifications
 
 /// Pushwoosh's drop-in extension (7.1+): `class NotificationService: PushwooshNotificationServiceExtension {}`.
-/// It sends the delivery event, sets the badge from `pw_badge`, attaches `attachment`, and on expiry delivers
+/// It sends the delivery event, sets the badge from `aps.pw_badge`, attaches `attachment`, and on expiry delivers
 /// the best attempt.
 open class PushwooshNotificationServiceExtension: UNNotificationServiceExtension {
     private let processors = Mutex<[PWNotificationServiceProcessor]>([])

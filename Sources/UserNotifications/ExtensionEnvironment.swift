@@ -29,6 +29,7 @@ package final class ExtensionEnvironment: Sendable {
         var crashWatchers: [@Sendable () -> Void] = []
         var workFoldersHandedOut = 0
         var standInValues: [String: any Sendable] = [:]
+        var plannedImage: FirebaseImageHelper.Decision?
     }
 
     private let state = Mutex(State())
@@ -36,10 +37,13 @@ package final class ExtensionEnvironment: Sendable {
     /// When iOS handed the extension its request: activity times are counted from here.
     package let started: ContinuousClock.Instant
 
-    package init(context: ExtensionContext, started: ContinuousClock.Instant = .now) {
+    package init(context: ExtensionContext, started: ContinuousClock.Instant? = nil) {
         self.context = context
-        self.started = started
+        self.started = started ?? context.clock.now
     }
+
+    /// Now on the run's clock (`ExtensionContext.clock`): what the run's times are measured and judged on.
+    package var now: ContinuousClock.Instant { context.clock.now }
 
     /// The environment of a harness run, for a run's code that gets no content to find it from
     /// (`UNNotificationAttachment(identifier:url:options:)`, `URLSession`, `os_log`): set per thread by the harness
@@ -121,7 +125,7 @@ package final class ExtensionEnvironment: Sendable {
 
     /// Waits until every helper has finished, or `deadline`: woken by the last helper, not by polling.
     package func waitForHelpers(until deadline: ContinuousClock.Instant) async {
-        await helpersIdle.wait(until: deadline) { self.state.withLock { $0.helpersRunning == 0 } }
+        await context.clock.wait(on: helpersIdle, until: deadline) { self.state.withLock { $0.helpersRunning == 0 } }
     }
 
     // MARK: The extension's life and its transfers
@@ -137,6 +141,22 @@ package final class ExtensionEnvironment: Sendable {
     package var bundleDirectory: URL? {
         get { state.withLock { $0.bundleFolder } }
         set { state.withLock { $0.bundleFolder = newValue } }
+    }
+
+    /// Firebase's helper's decision on the push's image request, made in the built-in extension's plan from the
+    /// checks' reading of the push: the `FirebaseMessaging` stand-in takes it (once) instead of reading the payload
+    /// again. Nil for an app's own extension, whose code may change the content before it calls the helper.
+    package var plannedImage: FirebaseImageHelper.Decision? {
+        get { state.withLock { $0.plannedImage } }
+        set { state.withLock { $0.plannedImage = newValue } }
+    }
+
+    /// The planned decision, handed out once: a second call of the helper in the same run reads its content.
+    package func takePlannedImage() -> FirebaseImageHelper.Decision? {
+        state.withLock { state in
+            defer { state.plannedImage = nil }
+            return state.plannedImage
+        }
     }
 
     /// True once the harness has finished the run: the extension's process is gone on a device.
@@ -161,7 +181,7 @@ package final class ExtensionEnvironment: Sendable {
     /// Ends the run: every request still in progress is recorded as unfinished and aborted, as iOS kills the
     /// extension's process with its transfers.
     package func endRun() {
-        let now = ContinuousClock.now
+        let now = self.now
         let running = state.withLock { state in
             state.ended = true
             // The shared session holds this environment: dropping it here ends the cycle, which leaked every run's
@@ -210,8 +230,8 @@ package final class ExtensionEnvironment: Sendable {
     package static let activityLimit = 10_000
 
     /// Milliseconds from the start of the run to `instant`.
-    package func milliseconds(at instant: ContinuousClock.Instant = .now) -> Double {
-        started.duration(to: instant).milliseconds
+    package func milliseconds(at instant: ContinuousClock.Instant? = nil) -> Double {
+        started.duration(to: instant ?? now).milliseconds
     }
 
     /// A line the extension logged. The `os`/`OSLog` stand-ins, `NSLog` and `print` replacements call this.

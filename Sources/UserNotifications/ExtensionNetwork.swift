@@ -77,13 +77,13 @@ extension ExtensionEnvironment {
     /// the extension's remaining life, host mapping, redirects; records it, and a diagnostic when the device
     /// fails it. The body goes to `file`, or stays in memory (charged to the run) when `file` is nil.
     func perform(_ request: ExtensionHTTPRequest, to file: URL?, cancellation: TransferCancellation) -> ExtensionHTTPResult {
-        let started = ContinuousClock.now
+        let started = now
         let profile = context.profile
         var record = ExtensionRequest(
             api: request.api, method: request.parts.method.uppercased(), url: request.url.absoluteString,
             startMilliseconds: milliseconds(at: started), milliseconds: 0, outcome: .failed)
         func finish(_ outcome: ExtensionRequest.Outcome, _ error: URLError?, _ diagnostic: Diagnostic?, code: DiagnosticCode? = nil) {
-            record.milliseconds = started.duration(to: .now).milliseconds
+            record.milliseconds = started.duration(to: self.now).milliseconds
             record.outcome = outcome
             record.error = error.map { "NSURLErrorDomain \($0.errorCode)" }
             record.diagnostic = diagnostic?.code ?? code

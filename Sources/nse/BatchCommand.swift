@@ -144,11 +144,14 @@ struct BatchCommand: AsyncParsableCommand {
             }
         }
 
-        let server = try media.startServer()
-        defer { server?.stop() }
-        var emulator = Emulator(profile: device.profile, changes: changes.changes, hostMapping: MediaOptions.mapping(to: server), sdk: sdkOption.sdk)
-        emulator.platform = platform
-        var runner = BatchRunner(emulator: emulator, jobs: jobs, readAhead: readAhead, outDirectory: outDirectory)
+        let folder = try media.startFolder()
+        defer { folder?.stop() }
+        var pipeline = Pipeline(device: device.profile, changes: changes.changes, hostMapping: MediaOptions.mapping(to: folder?.server), sdk: sdkOption.sdk)
+        pipeline.platform = platform
+        var runner = BatchRunner(pipeline: pipeline, jobs: jobs, readAhead: readAhead, outDirectory: outDirectory)
+        if let folder {
+            runner.amendResult = { result in result.diagnostics += folder.missingFiles(namedIn: result.diagnostics) }
+        }
         runner.strict = report.strict
         runner.onStart = { [indexes, inputs] in journal.started(indexes[$0], path: inputs[$0].displayPath) }
         // A suspect re-run alone (--worker-only) writes no report: only whether it crashes matters.

@@ -121,7 +121,7 @@ struct ExtensionCommand: AsyncParsableCommand {
                 infoPlist: infoPlist?.path, device: .init(device.profile))
             request.bundleDirectory = bundleFolder
             var result = await ExtensionProcess(program: program, request: request, scratch: scratch, index: index).run(
-                fallback: Emulator(profile: device.profile, extensionRunner: ExtensionCrash(reason: ""), hostMapping: MediaOptions.mapping(to: server)))
+                fallback: Pipeline(device: device.profile, extensionRunner: ExtensionCrash(reason: ""), hostMapping: MediaOptions.mapping(to: server)))
             // As the user named it, like `nse process` reports it.
             result.input = input.displayPath
             if let push = try? PushReader.read(input.file) {

@@ -23,6 +23,12 @@ struct MediaOptions: ParsableArguments {
         }
     }
 
+    /// Starts the server when `--media` is given, noting the paths the folder lacks (`takeMissingFiles()` after
+    /// each push names the local file a 404 stands for); stop it when done.
+    func startFolder() throws -> LocalMediaFolder? {
+        try media.map { try LocalMediaFolder(folder: URL(fileURLWithPath: $0)) }
+    }
+
     /// Sends transfers to `server` instead of each URL's own host.
     static func mapping(to server: LoopbackHTTPServer?) -> MediaHostMapping? {
         server.flatMap { URL(string: $0.baseURL) }.map(MediaHostMapping.init(origin:))

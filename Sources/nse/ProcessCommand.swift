@@ -58,14 +58,15 @@ struct ProcessCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let server = try media.startServer()
-        defer { server?.stop() }
+        let folder = try media.startFolder()
+        defer { folder?.stop() }
+        let server = folder?.server
         if sdkOption.sdk == .all {
             try await compareHelpers(hostMapping: MediaOptions.mapping(to: server))
             return
         }
-        var emulator = Emulator(profile: device.profile, changes: changes.changes, hostMapping: MediaOptions.mapping(to: server), sdk: sdkOption.sdk)
-        emulator.platform = platform
+        var pipeline = Pipeline(device: device.profile, changes: changes.changes, hostMapping: MediaOptions.mapping(to: server), sdk: sdkOption.sdk)
+        pipeline.platform = platform
 
         let outDirectory = out.map { URL(fileURLWithPath: $0) }
         let html = try report.htmlWriter(limits: device.profile.imageLimits)
@@ -82,7 +83,8 @@ struct ProcessCommand: AsyncParsableCommand {
         var results: [ProcessResult] = []
         for (index, file) in files.enumerated() {
             let staging = workspace?.stagingFolder(for: index)
-            var result = await emulator.process(file: URL(fileURLWithPath: file), attachmentDirectory: staging)
+            var result = await pipeline.run(file: URL(fileURLWithPath: file), attachmentDirectory: staging)
+            result.diagnostics += folder?.missingFiles(namedIn: result.diagnostics) ?? []
             if let workspace, let staging, let outDirectory {
                 let destination = outDirectory.appendingPathComponent(folderNames[index])
                 // A failure is noted in the result and in `workspace.unsavedResults`, which ends the run with status 2.
@@ -118,9 +120,9 @@ struct ProcessCommand: AsyncParsableCommand {
         for file in files {
             var comparison = SDKComparison(input: file, detected: HelperChoice(sdk: .firebase, selection: .default, reason: ""))
             for sdk in PushSDK.allCases {
-                var emulator = Emulator(profile: device.profile, changes: changes.changes, hostMapping: hostMapping, sdk: .only(sdk))
-                emulator.platform = platform
-                let result = await emulator.process(file: URL(fileURLWithPath: file))
+                var pipeline = Pipeline(device: device.profile, changes: changes.changes, hostMapping: hostMapping, sdk: .only(sdk))
+                pipeline.platform = platform
+                let result = await pipeline.run(file: URL(fileURLWithPath: file))
                 comparison.inputKind = result.inputKind
                 comparison.helpers.append(SDKComparison.Row(sdk: sdk, result: result, strict: report.strict))
             }

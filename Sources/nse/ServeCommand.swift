@@ -29,8 +29,33 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("The folder for the journal and the attachments; a restart serves the same history.", valueName: "dir"))
     var data: String = ".nse-serve"
 
+    @Option(name: .customLong("max-connections"), help: ArgumentHelp("Connections open at once on each port; one more is closed when accepted (default: 20,000, or the open-file limit less 256).", valueName: "n"))
+    var maxConnections: Int?
+
     @Flag(name: .customLong("accept-any-token"), help: "Register an unknown APNs token as a default iPhone instead of answering BadDeviceToken.")
     var acceptAnyToken = false
+
+    @Option(name: .customLong("fcm-token-expiry-days"), help: ArgumentHelp("FCM expires a registration token inactive this many days (FCM's 270; 0: never).", valueName: "days"))
+    var fcmTokenExpiryDays: Int = 270
+
+    @Option(name: .customLong("provider-token-updates"), help: ArgumentHelp("APNs answers TooManyProviderTokenUpdates to a provider token changed on one connection sooner than this many minutes after the last (Apple's 20; 0: never).", valueName: "minutes"))
+    var providerTokenUpdates: Int = 20
+
+    // Proxy mode (docs/serve.md "Proxy mode: a backend's code, unchanged").
+    @Flag(help: "Also answer HTTP CONNECT on --port: requests to the push hosts (APNs, FCM, Google's OAuth) get the emulator behind TLS signed by <data>/ca.pem.")
+    var proxy = false
+
+    @Option(
+        name: .customLong("proxy-other"),
+        help: ArgumentHelp("With --proxy, what every other host gets: deny (403, so a test never leaves the machine) or tunnel (passed on unchanged).", valueName: "deny|tunnel"),
+        transform: { value in
+            guard let other = ProxyOtherHosts(rawValue: value) else { throw ValidationError("--proxy-other is deny or tunnel, not \(value).") }
+            return other
+        })
+    var proxyOther: ProxyOtherHosts = .deny
+
+    @Flag(name: .customLong("print-env"), help: "Print the environment variables that send common clients (requests, httpx, curl, Go, Node, the JVM) through --proxy on --port, and exit.")
+    var printEnv = false
 
     @OptionGroup
     var media: MediaOptions
@@ -44,13 +69,30 @@ struct ServeCommand: AsyncParsableCommand {
     func validate() throws {
         guard (0...65535).contains(port) else { throw ValidationError("--port must be between 0 and 65535.") }
         if let tlsPort, !(0...65535).contains(tlsPort) { throw ValidationError("--tls-port must be between 0 and 65535.") }
+        guard (0...36500).contains(fcmTokenExpiryDays) else { throw ValidationError("--fcm-token-expiry-days must be between 0 and 36500.") }
+        guard (0...1440).contains(providerTokenUpdates) else { throw ValidationError("--provider-token-updates must be between 0 and 1440 minutes.") }
+        if let maxConnections, maxConnections < 1 { throw ValidationError("--max-connections must be at least 1.") }
+        if printEnv, port == 0 { throw ValidationError("--print-env needs the port the proxy listens on: give --port (not 0).") }
     }
 
     func run() async throws {
+        if printEnv {
+            do {
+                print(try ProxyEnvironment.script(port: port, dataDirectory: URL(fileURLWithPath: data)), terminator: "")
+                return
+            } catch {
+                FileHandle.standardError.write(Data("Error: \(error.description)\n".utf8))
+                throw ExitCode(2)
+            }
+        }
         var configuration = NSEServer.Configuration(dataDirectory: URL(fileURLWithPath: data))
+        configuration.proxy = proxy ? proxyOther : nil
         configuration.port = port
         configuration.tlsPort = tlsPort
         configuration.acceptAnyToken = acceptAnyToken
+        configuration.fcmTokenExpiry = fcmTokenExpiryDays == 0 ? nil : TimeInterval(fcmTokenExpiryDays) * 86400
+        configuration.providerTokenUpdateInterval = providerTokenUpdates == 0 ? nil : TimeInterval(providerTokenUpdates) * 60
+        configuration.maxConnections = maxConnections
         if let devices {
             do {
                 let file = try DevicesFile.read(URL(fileURLWithPath: devices))
@@ -81,6 +123,10 @@ struct ServeCommand: AsyncParsableCommand {
         ]
         if let tlsPort = server.tlsPort, let ca = server.caCertificate {
             lines.insert("  TLS:      https://127.0.0.1:\(tlsPort) (ALPN h2 and http/1.1), certificate signed by the CA \(ca.path)", at: 1)
+        }
+        if proxy, let ca = server.caCertificate {
+            let others = proxyOther == .deny ? "other hosts refused (403)" : "other hosts tunnelled"
+            lines.insert("  proxy:    HTTPS_PROXY=\(base), push hosts emulated, \(others); trust \(ca.path) (nse serve --print-env)", at: 1)
         }
         if server.skippedJournalLines > 0 {
             lines.append("  warning:  \(server.skippedJournalLines) journal line(s) could not be read and were skipped")

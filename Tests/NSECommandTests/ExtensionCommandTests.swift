@@ -117,6 +117,29 @@ struct ExtensionCommandTests {
         #expect(run.status == 1)
     }
 
+    /// Files that import only CleverTapSDK or Mixpanel and use UIKit's names, as those frameworks' umbrella headers
+    /// allow: `nse extension` builds them as the SDKs' test targets do (`CleverTapExtensionTests`,
+    /// `MixpanelExtensionTests`), and they run.
+    @Test(.timeLimit(.minutes(20)))
+    func filesImportingOnlyCleverTapSDKOrMixpanelUseUIKit() async throws {
+        let cleverTap = try await runNSE([
+            "extension", "samples/extension/sdks/clevertap/MultiAccountService.swift", "samples/extension/sdks/clevertap/AttachedImage.swift",
+            "--payload", "samples/sdks/clevertap/image-ok.json", "--media", "samples/media", "--format", "json",
+        ], environment: ["NSE_CACHE_DIR": Self.cache])
+        // One payload: one JSON object.
+        let cleverTapResult = try decodeJSON(ProcessResult.self, cleverTap.stdout)
+        #expect(cleverTapResult.imageShown, "\(cleverTapResult.diagnostics) \(cleverTap.stderr)")
+        #expect(cleverTapResult.diagnostics.contains { $0.message.contains("\"Rich Push Rendered\" with 2 properties") })
+
+        let mixpanel = try await runNSE([
+            "extension", "samples/extension/sdks/mixpanel/ProfileNotificationService.swift",
+            "--payload", "samples/sdks/mixpanel/image-and-buttons.json", "--media", "samples/media", "--format", "json",
+        ], environment: ["NSE_CACHE_DIR": Self.cache])
+        let mixpanelResult = try decodeJSON(ProcessResult.self, mixpanel.stdout)
+        #expect(mixpanelResult.imageShown, "\(mixpanelResult.diagnostics) \(mixpanel.stderr)")
+        #expect(mixpanelResult.diagnostics.contains { $0.message.contains("people update ($set last_push_image_width)") })
+    }
+
     /// nse's modules are compiled once per nse checkout, in a build folder every extension package shares: a
     /// folder nse has never seen compiles only its own files.
     @Test(.timeLimit(.minutes(20)))

@@ -41,6 +41,19 @@ struct ProcessCommandTests {
         #expect(result.content?.title.hasSuffix(" [modified]") == true)
     }
 
+    /// `--media DIR` stands in for every host: a 404 from it names the local file it looked for, on the push that
+    /// asked for it (NSEMediaServer's LocalMediaFolder, the harness's message).
+    @Test func aMappedNotFoundNamesTheLocalPathItLookedFor() async throws {
+        let run = try await nse(["process", "samples/payloads/not-found.json", "samples/payloads/jpeg-ok.json", "--media", "samples/media", "--format", "json"])
+        let results = try decode([ProcessResult].self, run.stdout)
+        try #require(results.count == 2, "\(run.stderr)")
+        let looked = Self.root.appendingPathComponent("samples/media/img/summer-sale-2023.jpg").standardizedFileURL.path
+        let named = results[0].diagnostics.filter { $0.code == .mediaHTTPStatus && $0.message.contains("nse looked for \(looked)") }
+        #expect(named.count == 1, "\(results[0].diagnostics)")
+        #expect(named.first?.severity == .warning)
+        #expect(!results[1].diagnostics.contains { $0.message.contains("nse looked for") }, "\(results[1].diagnostics)")
+    }
+
     /// nse loads libcurl when it first downloads (Sources/CNSE/curl_library.c): one it cannot load leaves the push
     /// unchecked with a diagnostic that says why, not a crash and not a verdict on the image.
     @Test func aLibcurlThatCannotBeLoadedLeavesThePushUncheckedAndSaysWhy() async throws {

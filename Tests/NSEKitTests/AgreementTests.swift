@@ -42,8 +42,8 @@ struct AgreementTests {
         defer { server.stop() }
         var profile = DeviceProfile()
         profile.timeBudget = try #require(SampleTests.expectations[name]).budget
-        let emulator = Emulator(profile: profile, hostMapping: MediaHostMapping(origin: URL(string: server.baseURL)!))
-        let result = await emulator.process(file: file)
+        let pipeline = Pipeline(device: profile, hostMapping: MediaHostMapping(origin: URL(string: server.baseURL)!))
+        let result = await pipeline.run(file: file)
 
         #expect((result.outcome == .rejected) == lint.rejected, "\(result.outcome)")
         let processErrors = Self.errors(result.diagnostics)

@@ -174,12 +174,12 @@ struct AndroidImageCheckTests {
 
 /// `--platform` in the pipeline: where the Android section goes and how it counts.
 struct AndroidPipelineTests {
-    private func emulator(_ platform: Platform) -> Emulator {
-        var emulator = Emulator(profile: loopbackProfile())
-        emulator.platform = platform
+    private func pipeline(_ platform: Platform) -> Pipeline {
+        var pipeline = Pipeline(device: loopbackProfile())
+        pipeline.platform = platform
         // No test here expects a time-out: a budget a starved machine cannot run into.
-        emulator.androidBudget = .seconds(50)
-        return emulator
+        pipeline.androidBudget = .seconds(50)
+        return pipeline
     }
 
     private func push(_ message: String) throws -> ReceivedPush {
@@ -192,7 +192,7 @@ struct AndroidPipelineTests {
             "/android.webp": .ok(Array("RIFF\u{24}\0\0\0WEBPVP8 ".utf8) + [UInt8](repeating: 0, count: 32), contentType: "image/webp"),
         ])
         defer { server.stop() }
-        let result = await emulator(.both).process(try push("""
+        let result = await pipeline(.both).run(try push("""
             {"token": "t", "notification": {"title": "T"},
              "android": {"notification": {"image": "\(server.baseURL)/android.webp"}},
              "apns": {"payload": {"aps": {"mutable-content": 1}}, "fcm_options": {"image": "\(server.baseURL)/ios.jpg"}}}
@@ -208,7 +208,7 @@ struct AndroidPipelineTests {
     @Test func anAndroidFailureFailsTheRun() async throws {
         let server = try cdn([:])
         defer { server.stop() }
-        let result = await emulator(.both).process(try push(#"{"token": "t", "notification": {"title": "T"}, "android": {"notification": {"image": "\#(server.baseURL)/gone.png"}}}"#), input: "m.json")
+        let result = await pipeline(.both).run(try push(#"{"token": "t", "notification": {"title": "T"}, "android": {"notification": {"image": "\#(server.baseURL)/gone.png"}}}"#), input: "m.json")
         #expect(result.outcome == .original, "iOS: no mutable-content, no image asked for")
         #expect(result.android?.diagnostics.contains { $0.code == .androidImageHTTPStatus } == true)
         #expect(result.exitStatus == 1)
@@ -217,7 +217,7 @@ struct AndroidPipelineTests {
     @Test func androidOnlySkipsIOSAndItsLint() async throws {
         let server = try cdn(["/a.png": .ok(try Fixture.png(), contentType: "image/png")])
         defer { server.stop() }
-        let result = await emulator(.android).process(try push(#"{"token": "t", "notification": {"title": "T", "image": "\#(server.baseURL)/a.png"}, "apns": {"headers": {"apns-priority": "7"}}}"#), input: "m.json")
+        let result = await pipeline(.android).run(try push(#"{"token": "t", "notification": {"title": "T", "image": "\#(server.baseURL)/a.png"}, "apns": {"headers": {"apns-priority": "7"}}}"#), input: "m.json")
         #expect(result.outcome == .notEmulated)
         #expect(!result.extensionInvoked)
         #expect(result.diagnostics.isEmpty, "APNs header findings are iOS's: \(result.diagnostics)")
@@ -229,7 +229,7 @@ struct AndroidPipelineTests {
     @Test func aMessageFCMRefusesIsNotDownloadedForAndroid() async throws {
         let server = try cdn(["/a.png": .ok(try Fixture.png(), contentType: "image/png")])
         defer { server.stop() }
-        let result = await emulator(.android).process(try push(#"{"notification": {"image": "\#(server.baseURL)/a.png"}}"#), input: "m.json")
+        let result = await pipeline(.android).run(try push(#"{"notification": {"image": "\#(server.baseURL)/a.png"}}"#), input: "m.json")
         #expect(result.outcome == .rejected)
         #expect(result.diagnostics.map(\.code) == [.fcmTargetCount])
         #expect(result.android?.imageShown == false)
@@ -237,14 +237,14 @@ struct AndroidPipelineTests {
     }
 
     @Test func anAPNsPayloadHasNoAndroidSide() async {
-        let result = await emulator(.both).process(firebasePayload(imageURL: nil), input: "p.json")
+        let result = await pipeline(.both).run(firebasePayload(imageURL: nil), input: "p.json")
         #expect(result.android?.diagnostics.map(\.code) == [.androidNotFCM])
         #expect(result.codes == [.mediaNone])
         #expect(result.exitStatus == 0)
     }
 
     @Test func theDefaultIsIOSOnly() async {
-        let result = await Emulator(profile: loopbackProfile()).process(firebasePayload(imageURL: nil), input: "p.json")
+        let result = await Pipeline(device: loopbackProfile()).run(firebasePayload(imageURL: nil), input: "p.json")
         #expect(result.android == nil)
     }
 }

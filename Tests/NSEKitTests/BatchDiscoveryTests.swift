@@ -49,7 +49,7 @@ struct BatchDiscoveryTests {
         let inputs = try BatchInputDiscovery.discover([folder.url.path])
         #expect(inputs.map(\.outputPath) == ["caf\\xE9.json", "gone.json", "ok.json"])
 
-        let report = try await BatchRunner(emulator: Emulator(), jobs: 2, outDirectory: nil).run(inputs)
+        let report = try await BatchRunner(pipeline: Pipeline(), jobs: 2, outDirectory: nil).run(inputs)
         let entries = report.entries.compactMap { $0 }
         #expect(entries.count == 3)
         #expect(entries.map { $0.errors.map(\.code) } == [[.inputUnreadable], [.inputUnreadable], []])

@@ -132,7 +132,7 @@ struct BatchRunnerTests {
         for index in 0..<3 { try tree.add("a-stall-\(index).json", imageURL: server.baseURL + "/stall.jpg") }
         for index in 0..<20 { try tree.add("b-ok-\(index).json", imageURL: server.baseURL + "/ok.jpg") }
 
-        let runner = BatchRunner(emulator: Emulator(profile: loopbackProfile(budget: .seconds(120))), jobs: 4, outDirectory: nil)
+        let runner = BatchRunner(pipeline: Pipeline(device: loopbackProfile(budget: .seconds(120))), jobs: 4, outDirectory: nil)
         let report = try await runner.run(try BatchInputDiscovery.discover([tree.root.path])) { _, entry in
             if entry.input.contains("b-ok") { events.goodSaved.withLock { $0 += 1 } }
         }
@@ -282,7 +282,7 @@ struct ExtensionPlanTests {
         let plans = Mutex(0)
         let runsWithoutAPlan = Mutex(0)
 
-        func plan(for original: NotificationContent, profile: DeviceProfile) -> ExtensionPlan {
+        func plan(for original: NotificationContent, checks: CheckReport, profile: DeviceProfile) -> ExtensionPlan {
             plans.withLock { $0 += 1 }
             return ExtensionPlan(helper: HelperChoice(sdk: .firebase, selection: .default, reason: "test"))
         }
@@ -300,7 +300,7 @@ struct ExtensionPlanTests {
         for index in 0..<6 { try tree.add("p\(index).json", imageURL: nil) }
         let runner = CountingRunner()
         let inputs = try BatchInputDiscovery.discover([tree.root.path], excluding: [])
-        var batch = BatchRunner(emulator: Emulator(profile: loopbackProfile(), extensionRunner: runner), jobs: 2, readAhead: readAhead, outDirectory: nil)
+        var batch = BatchRunner(pipeline: Pipeline(device: loopbackProfile(), extensionRunner: runner), jobs: 2, readAhead: readAhead, outDirectory: nil)
         let starts = Mutex<[Int]>([])
         batch.onStart = { index in starts.withLock { $0.append(index) } }
 

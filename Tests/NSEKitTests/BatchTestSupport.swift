@@ -47,7 +47,7 @@ func runBatch(
     _ inputs: [BatchInput], out: URL?, jobs: Int = 4, readAhead: Int? = nil, profile: DeviceProfile = loopbackProfile()
 ) async throws -> BatchRun {
     let runner = BatchRunner(
-        emulator: Emulator(profile: profile, changes: ContentChanges(titleSuffix: " [b]")), jobs: jobs, readAhead: readAhead, outDirectory: out)
+        pipeline: Pipeline(device: profile, changes: ContentChanges(titleSuffix: " [b]")), jobs: jobs, readAhead: readAhead, outDirectory: out)
     let completed = Mutex<[(Int, BatchEntry, ContinuousClock.Instant)]>([])
     let report = try await runner.run(inputs) { index, entry in
         completed.withLock { $0.append((index, entry, .now)) }

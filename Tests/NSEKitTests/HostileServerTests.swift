@@ -21,9 +21,9 @@ struct HostileServerTests {
     private func run(_ response: ServedResponse, budget: Duration = budget) async throws -> (ProcessResult, Duration) {
         let server = try cdn(["/a.jpg": response])
         defer { server.stop() }
-        let emulator = Emulator(profile: loopbackProfile(budget: budget), changes: ContentChanges(titleSuffix: " [modified]"))
+        let pipeline = Pipeline(device: loopbackProfile(budget: budget), changes: ContentChanges(titleSuffix: " [modified]"))
         let started = ContinuousClock.now
-        let result = await emulator.process(firebasePayload(imageURL: server.baseURL + "/a.jpg"), input: "hostile.json")
+        let result = await pipeline.run(firebasePayload(imageURL: server.baseURL + "/a.jpg"), input: "hostile.json")
         return (result, started.duration(to: .now))
     }
 
@@ -80,15 +80,15 @@ struct HostileServerTests {
         defer { server.stop() }
         var decimal = loopbackProfile(budget: Self.unreachableBudget)
         // Unknown reading (the default): the file is let through, with a warning; it then fails only as a corrupt JPEG.
-        let unknown = await Emulator(profile: decimal).process(firebasePayload(imageURL: server.baseURL + "/a.jpg"), input: "t")
+        let unknown = await Pipeline(device: decimal).run(firebasePayload(imageURL: server.baseURL + "/a.jpg"), input: "t")
         #expect(unknown.errorCodes == [.mediaTypeMismatch])
         #expect(unknown.diagnostics.contains { $0.code == .mediaTooLarge && $0.severity == .warning && $0.message.contains("--megabyte 1000000") })
         decimal.megabyteIsKnown = true
-        let strict = await Emulator(profile: decimal).process(firebasePayload(imageURL: server.baseURL + "/a.jpg"), input: "t")
+        let strict = await Pipeline(device: decimal).run(firebasePayload(imageURL: server.baseURL + "/a.jpg"), input: "t")
         #expect(strict.errorCodes == [.mediaTooLarge])
         #expect(strict.diagnostics.first?.message.contains("with --megabyte 1048576, the binary reading, it would pass") == true)
         decimal.megabyte = 1_048_576
-        let binary = await Emulator(profile: decimal).process(firebasePayload(imageURL: server.baseURL + "/a.jpg"), input: "t")
+        let binary = await Pipeline(device: decimal).run(firebasePayload(imageURL: server.baseURL + "/a.jpg"), input: "t")
         // Under the binary limit it downloads, then fails only as a corrupt JPEG.
         #expect(binary.errorCodes == [.mediaTypeMismatch])
     }

@@ -192,8 +192,8 @@ struct ImageLimitTests {
         let server = try cdn([path: .ok(bytes, contentType: isGIF ? "image/gif" : "image/jpeg")])
         defer { server.stop() }
 
-        let result = await Emulator(profile: profile, changes: ContentChanges(titleSuffix: " [modified]"))
-            .process(firebasePayload(imageURL: server.baseURL + path), input: "test.json", attachmentDirectory: nil)
+        let result = await Pipeline(device: profile, changes: ContentChanges(titleSuffix: " [modified]"))
+            .run(firebasePayload(imageURL: server.baseURL + path), input: "test.json", attachmentDirectory: nil)
 
         #expect(result.errorCodes == [limit.code])
         #expect(!result.imageShown)

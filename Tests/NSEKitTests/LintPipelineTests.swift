@@ -11,11 +11,11 @@ import Testing
 struct LintPipelineTests {
     private func run(_ text: String) async throws -> ProcessResult {
         let push = try PushReader.parse(Data(text.utf8))
-        return await Emulator(profile: loopbackProfile()).process(push, input: "test.json")
+        return await Pipeline(device: loopbackProfile()).run(push, input: "test.json")
     }
 
     @Test func lintIsTimedAndSilentOnAConsolePayload() async {
-        let result = await Emulator(profile: loopbackProfile()).process(firebasePayload(imageURL: nil), input: "test.json")
+        let result = await Pipeline(device: loopbackProfile()).run(firebasePayload(imageURL: nil), input: "test.json")
         #expect(result.timings["lint"] != nil)
         #expect(result.codes == [.mediaNone])
     }

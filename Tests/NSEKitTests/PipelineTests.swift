@@ -15,7 +15,7 @@ struct PipelineTests {
         _ push: ReceivedPush, profile: DeviceProfile = loopbackProfile(),
         changes: ContentChanges = ContentChanges(titleSuffix: " [modified]"), saveTo folder: URL? = nil
     ) async -> ProcessResult {
-        await Emulator(profile: profile, changes: changes).process(push, input: "test.json", attachmentDirectory: folder)
+        await Pipeline(device: profile, changes: changes).run(push, input: "test.json", attachmentDirectory: folder)
     }
 
     @Test func aValidJPEGIsShownWithTheContentChanges() async throws {

@@ -19,7 +19,7 @@ private func codes(_ text: String) throws -> [DiagnosticCode] {
 /// Runs the built-in extension (no content changes) on a push, without a network: for pushes that never
 /// download anything.
 private func process(_ text: String) async throws -> ProcessResult {
-    await Emulator().process(try push(text), input: "p.json")
+    await Pipeline().run(try push(text), input: "p.json")
 }
 
 /// FCM messages that carry nothing to show on an iPhone are valid for every command, `process` included.
@@ -273,8 +273,8 @@ struct LocalizedAlertTests {
     }
 
     @Test func aLineTheExtensionRewritesIsNoLongerLocalized() async throws {
-        let emulator = Emulator(changes: ContentChanges(body: "Rewritten"))
-        let result = await emulator.process(try push(Self.payload), input: "p")
+        let pipeline = Pipeline(changes: ContentChanges(body: "Rewritten"))
+        let result = await pipeline.run(try push(Self.payload), input: "p")
         #expect(result.content?.body == "Rewritten")
         #expect(result.content?.bodyLocalization == nil)
         #expect(result.content?.titleLocalization?.key == "SHIPPED_TITLE")

@@ -17,8 +17,8 @@ struct RedirectHopTests {
         var profile = DeviceProfile()
         profile.timeBudget = .seconds(5)
         profile.allowsHTTP = allowsHTTP
-        let emulator = Emulator(profile: profile, hostMapping: MediaHostMapping(origin: URL(string: server.baseURL)!))
-        let result = await emulator.process(firebasePayload(imageURL: "https://cdn.example.com/start.jpg"), input: "hop.json")
+        let pipeline = Pipeline(device: profile, hostMapping: MediaHostMapping(origin: URL(string: server.baseURL)!))
+        let result = await pipeline.run(firebasePayload(imageURL: "https://cdn.example.com/start.jpg"), input: "hop.json")
         return (result, server.requests.map(\.path))
     }
 

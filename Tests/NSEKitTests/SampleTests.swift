@@ -45,11 +45,11 @@ struct SampleTests {
         defer { server.stop() }
         var profile = DeviceProfile()
         profile.timeBudget = expected.budget
-        let emulator = Emulator(
+        let pipeline = Pipeline(
             profile: profile, changes: ContentChanges(titleSuffix: " [modified]"),
             hostMapping: MediaHostMapping(origin: URL(string: server.baseURL)!))
 
-        let result = await emulator.process(file: Self.samples.appendingPathComponent("payloads").appendingPathComponent(name))
+        let result = await pipeline.run(file: Self.samples.appendingPathComponent("payloads").appendingPathComponent(name))
 
         #expect(result.outcome == expected.outcome, "\(result.diagnostics)")
         #expect(result.imageShown == expected.imageShown)

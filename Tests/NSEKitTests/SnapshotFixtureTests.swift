@@ -24,8 +24,8 @@ struct SnapshotFixtureTests {
         defer { server.stop() }
         var profile = DeviceProfile()
         profile.timeBudget = .seconds(5)
-        let emulator = Emulator(profile: profile, hostMapping: MediaHostMapping(origin: URL(string: server.baseURL)!))
-        var runner = BatchRunner(emulator: emulator, jobs: 1, outDirectory: nil)
+        let pipeline = Pipeline(device: profile, hostMapping: MediaHostMapping(origin: URL(string: server.baseURL)!))
+        var runner = BatchRunner(pipeline: pipeline, jobs: 1, outDirectory: nil)
         let collected = Mutex<[(Int, SnapshotFixture.Push)]>([])
         runner.onResult = { push in
             var pinned = push

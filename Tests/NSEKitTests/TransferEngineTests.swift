@@ -157,12 +157,12 @@ struct TransferEngineTests {
         }
         defer { server.stop() }
         // A budget the slow-but-honest pushes cannot miss on a busy machine; the stalled one always does.
-        let emulator = Emulator(profile: loopbackProfile(budget: .seconds(8)))
+        let pipeline = Pipeline(device: loopbackProfile(budget: .seconds(8)))
         let results = await withTaskGroup(of: (Int, ProcessResult).self) { group in
             for index in 0..<150 {
                 group.addTask {
                     let path = index == 75 ? "/stall.jpg" : "/\(index).jpg"
-                    return (index, await emulator.process(firebasePayload(imageURL: server.baseURL + path), input: "\(index).json"))
+                    return (index, await pipeline.run(firebasePayload(imageURL: server.baseURL + path), input: "\(index).json"))
                 }
             }
             return await group.reduce(into: [Int: ProcessResult]()) { $0[$1.0] = $1.1 }

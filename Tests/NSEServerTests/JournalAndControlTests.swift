@@ -32,6 +32,34 @@ struct JournalAndControlTests {
         #expect((after.first?["phone"] as? [String: Any])?["shown"] as? Bool == (before.first?["phone"] as? [String: Any])?["shown"] as? Bool)
     }
 
+    /// A device the control API added and an app it uninstalled are journal lines read back at start with the
+    /// history on disk: after a restart the device is listed with its notifications and still reachable, and the
+    /// uninstalled app still answers 410 with the same time.
+    @Test func addedDeviceAndUninstallSurviveARestart() async throws {
+        let first = try await ServeFixture.start()
+        let added = String(repeating: "d", count: 64)
+        let device = #"{"name": "Dee's iPhone", "apns": {"token": "\#(added)"}, "bundleId": "\#(ServeFixture.topic)"}"#
+        #expect(try await DeviceControlTests.control(first, "POST", "devices", device).status == 201)
+        let id = "123E4567-E89B-12D3-A456-426614174009"
+        #expect(try await apns(first, token: added, headers: ["apns-id": id]).status == 200)
+        #expect(try await first.notifications(added).count == 1)
+        let uninstalled = try await DeviceControlTests.control(first, "POST", "devices/\(ServeFixture.token)/uninstall")
+        let at = try #require(uninstalled.json?["uninstalledAt"] as? Int)
+        await first.stop()
+
+        let second = try await ServeFixture.start(data: first.data)
+        defer { Task { await second.stop() } }
+        let devices = try #require(try await curl([second.base + "/emulator/v1/devices"]).json?["devices"] as? [[String: Any]])
+        #expect(devices.contains { $0["key"] as? String == added && $0["name"] as? String == "Dee's iPhone" })
+        let history = try await second.notifications(added)
+        #expect(history.map { $0["id"] as? String } == [id])
+        #expect(history.first?["status"] as? String == "delivered")
+        #expect(try await apns(second, token: added).status == 200)
+        let refused = try await apns(second)
+        #expect(refused.status == 410)
+        #expect(refused.json?["timestamp"] as? Int == at)
+    }
+
     /// A push journaled as accepted whose delivery was never recorded (the server stopped mid-pipeline) is pending,
     /// never dropped: a restart runs it through the pipeline again.
     @Test func pendingPushIsDeliveredAfterARestart() async throws {

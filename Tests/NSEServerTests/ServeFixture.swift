@@ -30,7 +30,8 @@ struct ServeFixture {
 
     static func start(
         devices: String = devicesJSON, acceptAnyToken: Bool = false, data: URL? = nil, tls: Bool = false,
-        idleTimeout: Duration = .seconds(300), clock: @escaping @Sendable () -> Date = { Date() }
+        idleTimeout: Duration = .seconds(300), requestTimeout: Duration = .seconds(30), maxConnections: Int? = nil,
+        proxy: ProxyOtherHosts? = nil, clock: @escaping @Sendable () -> Date = { Date() }
     ) async throws -> ServeFixture {
         let folder = data ?? FileManager.default.temporaryDirectory.appendingPathComponent("nse-serve-test-\(UUID().uuidString)")
         let deviceFile = folder.appendingPathExtension("devices.json")
@@ -42,7 +43,10 @@ struct ServeFixture {
         configuration.acceptAnyToken = acceptAnyToken
         configuration.clock = clock
         if tls { configuration.tlsPort = 0 }
+        configuration.proxy = proxy
         configuration.idleTimeout = idleTimeout
+        configuration.requestTimeout = requestTimeout
+        configuration.maxConnections = maxConnections
         return ServeFixture(server: try await NSEServer.start(configuration), data: folder)
     }
 
@@ -142,9 +146,11 @@ func runChild(_ executable: String, _ arguments: [String]) async throws -> Child
     }.get()
 }
 
-/// Runs one of the Python client scripts (Tests/NSEServerTests/Clients) and decodes the JSON it prints.
-func python(_ script: String, _ arguments: [String]) async throws -> [String: Any] {
-    let run = try await runChild("/usr/bin/env", ["python3", "Tests/NSEServerTests/Clients/\(script)"] + arguments)
+/// Runs one of the Python client scripts (Tests/NSEServerTests/Clients) and decodes the JSON it prints;
+/// `environment` is added to the test's own.
+func python(_ script: String, _ arguments: [String], environment: [String: String] = [:]) async throws -> [String: Any] {
+    let variables = environment.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }
+    let run = try await runChild("/usr/bin/env", variables + ["python3", "Tests/NSEServerTests/Clients/\(script)"] + arguments)
     #expect(run.status == 0, "\(script) failed: \(run.stderr)")
     let line = run.stdout.split(separator: "\n").last.map(String.init) ?? ""
     return try #require((try? JSONSerialization.jsonObject(with: Data(line.utf8))) as? [String: Any], "\(script) printed: \(run.stdout) \(run.stderr)")

@@ -40,7 +40,7 @@ struct SDKDescriptorTests {
     }
 
     @Test func theDocsKeysTableHasOneRowPerDescriptor() throws {
-        let rows = try Self.tableRows(under: "| SDK | keys that identify its payloads (top level) | in this build |")
+        let rows = try Self.tableRows(under: "| SDK | keys that identify its payloads (top level, or inside `aps`) | in this build |")
         for descriptor in SDKDescriptor.all {
             let expected = "| \(descriptor.name) | \(descriptor.documentedKeys) | yes |"
             #expect(rows.contains(expected), "docs/sdks.md's keys table lacks this row (or has it otherwise): \(expected)")
@@ -74,7 +74,7 @@ struct SDKDescriptorTests {
             #expect(descriptor.codes.allSatisfy { $0.rawValue.hasPrefix(descriptor.codePrefix) })
         }
         #expect(SDKDescriptor.braze.codes.contains(.sdkBrazeNotBraze))
-        #expect(SDKDescriptor.firebase.codes == [.firebaseDeliveryMetrics])
+        #expect(SDKDescriptor.firebase.codes == [.firebaseDeliveryMetrics, .firebaseConfigure])
     }
 
     @Test func eachSDKsRulesLiveWhereItsDescriptorSays() {
@@ -94,7 +94,21 @@ struct SDKDescriptorTests {
             for prefix in descriptor.prefixes {
                 #expect(SDKDetection.matches(in: ["\(prefix)x": .string("1")]).map(\.sdk) == [descriptor.sdk], "\(prefix)")
             }
+            for key in descriptor.apsKeys {
+                #expect(SDKDetection.matches(in: ["aps": .object([key: .string("+1")])]).map(\.keys) == [["aps.\(key)"]], "aps.\(key)")
+                // Beside `aps` the key is no SDK's: the helper never reads it there.
+                #expect(SDKDetection.matches(in: ["aps": .object([:]), key: .string("+1")]).isEmpty, "\(key) at the top level")
+            }
         }
+    }
+
+    /// pushwoosh-ios-sdk's PWNotificationServiceProcessor.m reads the badge from `aps.pw_badge`: detection and the
+    /// stand-in both read it there, from the descriptor.
+    @Test func pushwooshsBadgeIsAKeyInsideAps() {
+        #expect(SDKDescriptor.pushwoosh.apsKeys == [SDKDescriptor.pushwooshBadgeKey])
+        #expect(!SDKDescriptor.pushwoosh.keys.contains(SDKDescriptor.pushwooshBadgeKey))
+        let badgeOnly: [String: JSONValue] = ["aps": .object(["alert": .string("Hi"), "pw_badge": .string("+1")])]
+        #expect(SDKDetection.choose(for: badgeOnly).choice.sdk == .pushwoosh)
     }
 
     /// The quoted strings of `let NAME = [...]` in a Swift file.

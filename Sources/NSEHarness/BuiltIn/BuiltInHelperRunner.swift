@@ -30,11 +30,16 @@ struct BuiltInHelperRunner: ExtensionRunner {
 
     /// The helper the selection and the payload's keys choose. Firebase's helper downloads `fcm_options.image`,
     /// which the content changes never touch; the other helpers' downloads are not predicted.
-    func plan(for original: NotificationContent, profile: DeviceProfile) -> ExtensionPlan {
+    func plan(for original: NotificationContent, checks: CheckReport, profile: DeviceProfile) -> ExtensionPlan {
         let (choice, findings) = Self.choose(selection, for: original.userInfo)
-        let download = choice.sdk == .firebase
-            ? FirebaseImageHelper.plannedDownload(ImageRequest.firebase(in: original.userInfo), profile: profile) : nil
-        return ExtensionPlan(helper: choice, findings: findings, download: download)
+        var plan = ExtensionPlan(helper: choice, findings: findings)
+        if choice.sdk == .firebase {
+            // The checks' request, decided once: the helper's run takes the same decision.
+            let image = FirebaseImageHelper.decide(checks.imageRequest, profile: profile)
+            plan.image = image
+            plan.download = FirebaseImageHelper.plannedDownload(image, profile: profile)
+        }
+        return plan
     }
 
     static func choose(_ selection: SDKSelection, for payload: [String: JSONValue]) -> (HelperChoice, [Diagnostic]) {
@@ -49,14 +54,19 @@ struct BuiltInHelperRunner: ExtensionRunner {
     }
 }
 
-extension Emulator {
-    /// The emulator with the built-in extension: the given content changes, then the helper of the SDK
+extension Pipeline {
+    /// The pipeline with the built-in extension: the given content changes, then the helper of the SDK
     /// `sdk` selects (`.auto`: detected from the payload's keys, Firebase's when none), run by the same
     /// harness that runs an app's own extension.
     public init(
-        profile: DeviceProfile = DeviceProfile(), changes: ContentChanges = ContentChanges(), hostMapping: MediaHostMapping? = nil,
+        device: DeviceProfile = DeviceProfile(), changes: ContentChanges = ContentChanges(), hostMapping: MediaHostMapping? = nil,
         sdk: SDKSelection = .auto
     ) {
-        self.init(profile: profile, extensionRunner: BuiltInHelperRunner(selection: sdk, changes: changes), hostMapping: hostMapping)
+        self.init(device: device, extensionRunner: BuiltInHelperRunner(selection: sdk, changes: changes), hostMapping: hostMapping)
+    }
+
+    @available(*, deprecated, renamed: "init(device:changes:hostMapping:sdk:)")
+    public init(profile: DeviceProfile, changes: ContentChanges = ContentChanges(), hostMapping: MediaHostMapping? = nil, sdk: SDKSelection = .auto) {
+        self.init(device: profile, changes: changes, hostMapping: hostMapping, sdk: sdk)
     }
 }

@@ -18,6 +18,9 @@ public struct AndroidImageCheck: Sendable {
     /// The same limits as the iOS side's check (`DeviceProfile.imageLimits`): one decoder, one set of bounds.
     public var limits: ImageDecodeLimits
     public var budget: Duration
+    /// What carries the download, and the clock its budget is on: libcurl's and the system's, or a unit test's.
+    package var transport: any MediaTransport = CurlTransport()
+    package var clock: any PipelineClock = SystemClock()
 
     public init(hostMapping: MediaHostMapping? = nil, limits: ImageDecodeLimits = DeviceProfile().imageLimits, budget: Duration = Self.downloadBudget) {
         self.hostMapping = hostMapping
@@ -58,10 +61,11 @@ public struct AndroidImageCheck: Sendable {
         var profile = DeviceProfile()
         profile.allowsHTTP = true  // App Transport Security is iOS's; Android's cleartext rule is the warning above.
         profile.maxRedirects = Self.maxRedirects
-        let fetcher = MediaFetcher(profile: profile, hostMapping: hostMapping)
+        var fetcher = MediaFetcher(profile: profile, hostMapping: hostMapping)
+        fetcher.transport = transport
         let fetched: FetchedMedia
         do {
-            fetched = try await fetcher.fetch(url, to: folder.appendingPathComponent("image"), deadline: .now + budget) { _ in Self.maxBytes }
+            fetched = try await fetcher.fetch(url, to: folder.appendingPathComponent("image"), deadline: clock.now + budget) { _ in Self.maxBytes }
         } catch {
             result.diagnostics.append(diagnose(error, url: url))
             return result

@@ -3,9 +3,9 @@ import NSEPush
 
 /// What iOS does with the extension's attachments after the content handler is called: it checks each file's
 /// content and drops any it cannot use, showing the notification without it (Apple: UNNotificationAttachment).
-public enum SystemValidation {
+package enum SystemValidation {
     /// Returns the attachments the phone keeps, with their decoded size, and what was found on the way.
-    public static func validate(_ staged: [StagedAttachment], profile: DeviceProfile) -> (kept: [Attachment], diagnostics: [Diagnostic]) {
+    package static func validate(_ staged: [StagedAttachment], profile: DeviceProfile) -> (kept: [Attachment], diagnostics: [Diagnostic]) {
         var kept: [Attachment] = []
         var diagnostics: [Diagnostic] = []
         for item in staged {

@@ -3,16 +3,16 @@ import CNSE
 import NSEPush
 
 /// What fully decoding an image found: its size and frame count.
-public struct DecodedImage: Sendable, Hashable {
-    public var width: Int
-    public var height: Int
-    public var frames: Int
+package struct DecodedImage: Sendable, Hashable {
+    package var width: Int
+    package var height: Int
+    package var frames: Int
     /// Recoverable damage the decoder reported (a truncated JPEG decodes with a grey lower part).
-    public var warning: String?
+    package var warning: String?
 }
 
 /// Why an image does not decode.
-public enum ImageDecodeError: Error, Sendable, Equatable {
+package enum ImageDecodeError: Error, Sendable, Equatable {
     case corrupt(String)
     case tooManyPixels(width: Int, height: Int, limit: UInt64)
     /// Decoding stopped at one of `ImageDecodeLimits`: `needed` is what the file asked for in that limit's unit
@@ -23,8 +23,8 @@ public enum ImageDecodeError: Error, Sendable, Equatable {
 
 /// Decodes every row of every frame with libpng, libjpeg-turbo or giflib, keeping one row in memory (a whole
 /// coefficient buffer for progressive JPEGs), within `ImageDecodeLimits`.
-public enum ImageDecoder {
-    public static func decode(_ file: URL, as format: MediaFormat, limits: ImageDecodeLimits) throws(ImageDecodeError) -> DecodedImage? {
+package enum ImageDecoder {
+    package static func decode(_ file: URL, as format: MediaFormat, limits: ImageDecodeLimits) throws(ImageDecodeError) -> DecodedImage? {
         let check: (UnsafePointer<CChar>, UnsafePointer<cnse_image_limits>, UnsafeMutablePointer<cnse_image_report>) -> cnse_image_status
         switch format {
         case .png: check = cnse_png_check

@@ -2,7 +2,7 @@ import Foundation
 import CNSE
 
 /// Why data does not decode to a bitmap, or a bitmap does not encode.
-public enum BitmapError: Error, Sendable, Equatable {
+package enum BitmapError: Error, Sendable, Equatable {
     case unknownFormat
     case corrupt(String)
     /// The image is larger than the decoder may allocate; its size is known from the header.
@@ -12,18 +12,18 @@ public enum BitmapError: Error, Sendable, Equatable {
 
 /// A whole decoded image, 4 bytes a pixel (RGBA, not premultiplied), as an app's own `UIImage` holds it.
 /// The pixels live in one C allocation owned by this object; `bytes` is what it costs in memory.
-public final class RGBABitmap: @unchecked Sendable {
+package final class RGBABitmap: @unchecked Sendable {
     // Mutated only through `withMutablePixels` by the one drawing context that owns it (UIKit's renderer
     // draws on the thread that created it); everything else reads.
     private let pixels: UnsafeMutableRawBufferPointer
-    public let width: Int
-    public let height: Int
+    package let width: Int
+    package let height: Int
 
     /// Bytes of pixel memory: width x height x 4.
-    public var bytes: Int { pixels.count }
+    package var bytes: Int { pixels.count }
 
     /// A transparent bitmap; nil when `width` x `height` x 4 does not fit in memory arithmetic.
-    public init?(width: Int, height: Int) {
+    package init?(width: Int, height: Int) {
         let (pixelCount, overflow) = width.multipliedReportingOverflow(by: height)
         guard width > 0, height > 0, !overflow, pixelCount <= Int.max / 4,
               let memory = calloc(pixelCount, 4) else { return nil }
@@ -43,7 +43,7 @@ public final class RGBABitmap: @unchecked Sendable {
     }
 
     /// Decodes PNG, JPEG or GIF (its first frame) with libpng, libjpeg-turbo or giflib.
-    public static func decode(_ data: Data, maxPixels: UInt64) throws(BitmapError) -> RGBABitmap {
+    package static func decode(_ data: Data, maxPixels: UInt64) throws(BitmapError) -> RGBABitmap {
         var bitmap = cnse_bitmap()
         let status = data.withUnsafeBytes { raw in
             cnse_decode_rgba(raw.bindMemory(to: UInt8.self).baseAddress, raw.count, maxPixels, &bitmap)
@@ -59,18 +59,18 @@ public final class RGBABitmap: @unchecked Sendable {
     }
 
     /// An 8-bit RGBA PNG of the pixels (libpng).
-    public func pngData() throws(BitmapError) -> Data {
+    package func pngData() throws(BitmapError) -> Data {
         try encode { cnse_encode_png($0, UInt32(width), UInt32(height), &$1) }
     }
 
     /// A baseline JPEG of the pixels at `quality` 0...1, alpha dropped (libjpeg-turbo).
-    public func jpegData(quality: Double) throws(BitmapError) -> Data {
+    package func jpegData(quality: Double) throws(BitmapError) -> Data {
         let level = quality.isFinite ? Int32((min(max(quality, 0), 1) * 100).rounded()) : 75
         return try encode { cnse_encode_jpeg($0, UInt32(width), UInt32(height), max(level, 1), &$1) }
     }
 
     /// The colour of one pixel (for tests and drawing); nil outside the bitmap.
-    public func pixel(x: Int, y: Int) -> (red: UInt8, green: UInt8, blue: UInt8, alpha: UInt8)? {
+    package func pixel(x: Int, y: Int) -> (red: UInt8, green: UInt8, blue: UInt8, alpha: UInt8)? {
         guard x >= 0, y >= 0, x < width, y < height else { return nil }
         let offset = (y * width + x) * 4
         return (pixels[offset], pixels[offset + 1], pixels[offset + 2], pixels[offset + 3])
@@ -78,7 +78,7 @@ public final class RGBABitmap: @unchecked Sendable {
 
     /// Draws `source` scaled into the rectangle (in this bitmap's pixels), nearest neighbour, source-over.
     /// Parts outside this bitmap are clipped.
-    public func draw(_ source: RGBABitmap, x: Double, y: Double, width drawnWidth: Double, height drawnHeight: Double) {
+    package func draw(_ source: RGBABitmap, x: Double, y: Double, width drawnWidth: Double, height drawnHeight: Double) {
         guard drawnWidth.isFinite, drawnHeight.isFinite, x.isFinite, y.isFinite, drawnWidth > 0, drawnHeight > 0 else { return }
         let left = max(0, Int(max(x, -1).rounded(.down))), top = max(0, Int(max(y, -1).rounded(.down)))
         let right = Int(min(x + drawnWidth, Double(width)).rounded(.up)), bottom = Int(min(y + drawnHeight, Double(height)).rounded(.up))
@@ -102,7 +102,7 @@ public final class RGBABitmap: @unchecked Sendable {
     }
 
     /// Fills the whole bitmap with one colour.
-    public func fill(red: UInt8, green: UInt8, blue: UInt8, alpha: UInt8) {
+    package func fill(red: UInt8, green: UInt8, blue: UInt8, alpha: UInt8) {
         for offset in stride(from: 0, to: pixels.count, by: 4) {
             pixels[offset] = red
             pixels[offset + 1] = green

@@ -1,8 +1,8 @@
 import Foundation
 
 /// Writes that readers never see half done: a temporary file in the destination's folder, then rename(2).
-public enum AtomicFile {
-    public static func write(_ data: Data, to destination: URL) throws {
+package enum AtomicFile {
+    package static func write(_ data: Data, to destination: URL) throws {
         try FileManager.default.createDirectory(at: destination.deletingLastPathComponent(), withIntermediateDirectories: true)
         let temporary = temporaryURL(beside: destination)
         do {
@@ -18,7 +18,7 @@ public enum AtomicFile {
     ///
     /// On one file system rename(2) alone is atomic; only a copy goes through a temporary file (one rename and
     /// one file name fewer per attachment in a batch).
-    public static func move(_ source: URL, to destination: URL) throws {
+    package static func move(_ source: URL, to destination: URL) throws {
         try FolderCreation.make(destination.deletingLastPathComponent())
         if rename(source.path, destination.path) == 0 { return }
         let temporary = temporaryURL(beside: destination)

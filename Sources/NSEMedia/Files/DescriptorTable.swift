@@ -8,16 +8,16 @@ import Foundation
 /// not fit, and in a process with more than one thread every growth waits for an RCU grace period while every
 /// thread that opens a file or a socket meanwhile waits too; a batch starting 256 pushes would grow it five times.
 /// Grown once while the process has one thread, the same table costs microseconds.
-public enum DescriptorTable {
+package enum DescriptorTable {
     /// Descriptors a batch of `jobs` pushes in flight may hold at once, with `readAhead` downloads started for
     /// queued pushes (a socket and a file each) and room for the process's own.
-    public static func needed(forJobs jobs: Int, readAhead: Int) -> Int {
+    package static func needed(forJobs jobs: Int, readAhead: Int) -> Int {
         4 * jobs + 2 * readAhead + 256
     }
 
     /// Raises the soft descriptor limit to the hard one (as servers do) and grows the table to hold `count`
     /// descriptors, or as many as the limit allows. Cheap when the table is already that big.
-    public static func prepare(for count: Int) {
+    package static func prepare(for count: Int) {
         var limit = rlimit()
         guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0 else { return }
         if limit.rlim_cur < limit.rlim_max {

@@ -2,10 +2,10 @@ import CNSE
 import NSEPush
 
 /// libcurl, loaded when first used rather than when nse starts (Sources/CNSE/curl_library.c says why).
-public enum CurlLibrary {
+package enum CurlLibrary {
     /// Starts loading libcurl on a thread of its own: for a command that is about to download, so the loading
     /// overlaps the rest of its start.
-    public static func preload() {
+    package static func preload() {
         cnse_curl_preload()
     }
 

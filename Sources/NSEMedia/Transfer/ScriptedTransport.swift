@@ -122,29 +122,3 @@ package struct ScriptedResponse: Sendable {
         "HTTP/1.1 \(status) \r\n".utf8.count + headers.reduce(2) { $0 + $1.name.utf8.count + 2 + $1.value.utf8.count + 2 }
     }
 }
-
-/// A clock a unit test moves by hand: the deadlines of `ScriptedTransport`'s transfers are read on it, and time
-/// passes only as scripted responses take it or the test moves it.
-package final class ManualClock: Sendable {
-    private let current: Mutex<ContinuousClock.Instant>
-
-    package init(at start: ContinuousClock.Instant = ManualClock.origin) {
-        current = Mutex(start)
-    }
-
-    /// The continuous clock's zero, made without reading the clock: an instant's Codable form is its offset from
-    /// zero. Should that form change, the clock starts at the current instant instead; no rule depends on which.
-    package static let origin: ContinuousClock.Instant =
-        (try? JSONDecoder().decode(ContinuousClock.Instant.self, from: Data(#"{"_value":[0,0]}"#.utf8))) ?? .now
-
-    package var now: ContinuousClock.Instant { current.withLock { $0 } }
-
-    package func advance(by duration: Duration) {
-        current.withLock { $0 = $0 + duration }
-    }
-
-    /// Moves the clock to `instant`, never back.
-    package func advance(to instant: ContinuousClock.Instant) {
-        current.withLock { $0 = max($0, instant) }
-    }
-}

@@ -1,12 +1,12 @@
 import Foundation
 import Synchronization
 
-/// The pushes this process's emulators are working on at once. Resident memory is process-wide, so a run's
+/// The pushes this process's pipelines are working on at once. Resident memory is process-wide, so a run's
 /// memory growth is only that run's when it had the process to itself: a run can check whether it did, or ask
 /// to have it (waiting until no other run is in progress, then holding new ones back until it is done).
-public final class ConcurrentRuns: Sendable {
-    /// Every emulator of the process registers here.
-    public static let shared = ConcurrentRuns()
+package final class ConcurrentRuns: Sendable {
+    /// Every pipeline of the process registers here.
+    package static let shared = ConcurrentRuns()
 
     private struct State {
         var active = 0
@@ -34,7 +34,7 @@ public final class ConcurrentRuns: Sendable {
     package init() {}
 
     /// Starts a run; an `exclusive` one waits until no other run is in progress.
-    public func enter(exclusive: Bool) async {
+    package func enter(exclusive: Bool) async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             let admittedNow: Bool = state.withLock { state in
                 guard state.canAdmit(exclusive: exclusive), !exclusive || state.waiting.isEmpty else {
@@ -49,7 +49,7 @@ public final class ConcurrentRuns: Sendable {
     }
 
     /// Ends a run started with `enter(exclusive:)`.
-    public func leave(exclusive: Bool) {
+    package func leave(exclusive: Bool) {
         let resumed: [CheckedContinuation<Void, Never>] = state.withLock { state in
             state.active -= 1
             if exclusive { state.exclusiveActive = false }
@@ -65,18 +65,18 @@ public final class ConcurrentRuns: Sendable {
     }
 
     /// A look at the runs in progress, taken by a run already started, to ask later whether it was alone.
-    public struct Observation: Sendable {
+    package struct Observation: Sendable {
         fileprivate let admitted: Int
         /// No other run was in progress when the observation was taken.
-        public let aloneAtStart: Bool
+        package let aloneAtStart: Bool
     }
 
-    public func observe() -> Observation {
+    package func observe() -> Observation {
         state.withLock { Observation(admitted: $0.admitted, aloneAtStart: $0.active == 1) }
     }
 
     /// True when no other run was in progress at any moment between `observation` and now.
-    public func wasAlone(since observation: Observation) -> Bool {
+    package func wasAlone(since observation: Observation) -> Bool {
         state.withLock { observation.aloneAtStart && $0.admitted == observation.admitted }
     }
 }

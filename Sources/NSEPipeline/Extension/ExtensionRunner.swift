@@ -36,6 +36,8 @@ public struct ExtensionContext: Sendable {
     /// When iOS calls `serviceExtensionTimeWillExpire()`.
     public var deadline: ContinuousClock.Instant
     public var fetcher: MediaFetcher
+    /// The clock the deadline is on: the harness schedules the expiry call and waits for the content handler on it.
+    package var clock: any PipelineClock = SystemClock()
     /// A private folder for downloads: removed after the run, or emptied and handed to a batch's next push.
     public var workDirectory: URL
 
@@ -75,6 +77,9 @@ public struct ExtensionPlan: Sendable {
     /// its URL from the payload; an app's own code is not predicted): a batch starts it for pushes still queued
     /// (`BatchRunner.readAhead`), and the push then waits for it as for any download the batch shares.
     public var download: PlannedDownload?
+    /// Firebase's helper's decision on the push's image request (the URL it downloads, or why none), made once
+    /// from the checks' request: the helper's run takes it instead of reading the payload again.
+    package var image: FirebaseImageHelper.Decision?
 
     public init(helper: HelperChoice? = nil, findings: [Diagnostic] = [], download: PlannedDownload? = nil) {
         self.helper = helper
@@ -101,15 +106,16 @@ public protocol ExtensionRunner: Sendable {
     func run(_ state: inout ExtensionState, context: ExtensionContext) async -> ExtensionDelivery
     /// True when the extension changes the text, so a push that never reaches it loses those changes.
     var changesContent: Bool { get }
-    /// True when the run must have the process to itself (to measure process-wide memory): the emulator waits
+    /// True when the run must have the process to itself (to measure process-wide memory): the pipeline waits
     /// for other runs to finish first (`ConcurrentRuns`).
     var needsProcessAlone: Bool { get }
-    /// What the runner decides from `original` before it runs (`ExtensionPlan`); the pipeline asks once per push.
-    func plan(for original: NotificationContent, profile: DeviceProfile) -> ExtensionPlan
+    /// What the runner decides from `original` before it runs (`ExtensionPlan`), with what the checks read from the
+    /// push (`checks.imageRequest`); the pipeline asks once per push.
+    func plan(for original: NotificationContent, checks: CheckReport, profile: DeviceProfile) -> ExtensionPlan
 }
 
 extension ExtensionRunner {
     public var changesContent: Bool { false }
     public var needsProcessAlone: Bool { false }
-    public func plan(for original: NotificationContent, profile: DeviceProfile) -> ExtensionPlan { ExtensionPlan() }
+    public func plan(for original: NotificationContent, checks: CheckReport, profile: DeviceProfile) -> ExtensionPlan { ExtensionPlan() }
 }

@@ -19,22 +19,44 @@ public struct FirebaseImageHelper: Sendable {
         public var timedOut: Bool
     }
 
+    /// What the helper makes of a push's image request before any download: the URL it downloads, or nil with the
+    /// reason in `findings`. Made once per push (`decide`), in the built-in extension's plan.
+    package struct Decision: Sendable {
+        /// The sender asked for an image, so a missing one is a failure even when the helper ignores the request.
+        package var requested: Bool
+        package var url: URL?
+        package var findings: [Diagnostic]
+    }
+
+    /// The one reading of `request`'s URL: parsed as iOS parses it, then App Transport Security.
+    package static func decide(_ request: ImageRequest?, profile: DeviceProfile) -> Decision {
+        var findings: [Diagnostic] = []
+        let url = imageURL(request, profile: profile, diagnostics: &findings)
+        return Decision(requested: request != nil, url: url, findings: findings)
+    }
+
     /// Adds the image `request` asks for to the state's best-attempt content, then calls `completion`: at once
     /// when nothing is to be downloaded, else on an executor thread ("nse.firebase", as the SDK's session queue) after the download,
     /// which holds no thread while it runs.
     public func run(_ request: ImageRequest?, state: ExtensionState, context: ExtensionContext, completion: @escaping @Sendable (Outcome) -> Void) {
+        run(Self.decide(request, profile: context.profile), state: state, context: context, completion: completion)
+    }
+
+    /// The same, for a request already decided (the plan's).
+    package func run(_ decision: Decision, state: ExtensionState, context: ExtensionContext, completion: @escaping @Sendable (Outcome) -> Void) {
         var state = state
-        // The sender asked for an image, so a missing one is a failure even when the helper ignores the request.
-        if request != nil { state.mediaRequested = true }
-        guard let url = Self.imageURL(request, profile: context.profile, diagnostics: &state.diagnostics) else {
+        if decision.requested { state.mediaRequested = true }
+        state.diagnostics += decision.findings
+        guard let url = decision.url else {
             return completion(Outcome(state: state, timedOut: false))
         }
         let download = context.workDirectory.appending(path: "download")
-        let downloadStarted = ContinuousClock.now
+        let clock = context.clock
+        let downloadStarted = clock.now
         let before = state
         context.fetcher.fetch(url, to: download, deadline: context.deadline, sizeLimit: Self.sizeLimit(profile: context.profile)) { result in
             // A download a batch started ahead of this push took as long as its transfer, not this push's wait.
-            let elapsed = (try? result.get())?.transferDuration?.milliseconds ?? downloadStarted.duration(to: .now).milliseconds
+            let elapsed = (try? result.get())?.transferDuration?.milliseconds ?? downloadStarted.duration(to: clock.now).milliseconds
             BlockingExecutor.shared.execute("nse.firebase") {
                 var state = before
                 state.timings["download"] = elapsed
@@ -46,8 +68,12 @@ public struct FirebaseImageHelper: Sendable {
 
     /// What the helper downloads for `request`, before it runs: a batch starts it for pushes still queued.
     public static func plannedDownload(_ request: ImageRequest?, profile: DeviceProfile) -> PlannedDownload? {
-        var diagnostics: [Diagnostic] = []
-        return imageURL(request, profile: profile, diagnostics: &diagnostics).map { PlannedDownload(url: $0, sizeLimit: sizeLimit(profile: profile)) }
+        plannedDownload(decide(request, profile: profile), profile: profile)
+    }
+
+    /// The same, for a request already decided.
+    package static func plannedDownload(_ decision: Decision, profile: DeviceProfile) -> PlannedDownload? {
+        decision.url.map { PlannedDownload(url: $0, sizeLimit: sizeLimit(profile: profile)) }
     }
 
     /// The URL to download, or nil (with the reason in `diagnostics`) when the helper downloads nothing.

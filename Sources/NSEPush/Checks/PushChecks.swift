@@ -22,6 +22,9 @@ public struct CheckReport: Sendable {
     public var diagnostics: [Diagnostic]
     public var destination: Destination
     public var eligibility: ExtensionEligibility
+    /// The image the payload asks Firebase's helper for, as the push model read it (`ReceivedPush.imageRequest`):
+    /// the built-in helper's plan takes it from here rather than reading the payload again.
+    public var imageRequest: ImageRequest?
 
     /// APNs or FCM refuses the request: nothing reaches any device (for FCM's refusals) or the iPhone.
     public var refused: Bool { diagnostics.contains(where: \.rejectsPush) }
@@ -42,7 +45,7 @@ public enum PushChecks {
         guard options.platform.includesIOS else {
             // Android only: FCM's own checks decide whether the message is sent.
             let findings = push.fcmMessage.map(FCMValidation.validate) ?? []
-            return CheckReport(diagnostics: findings, destination: destination, eligibility: eligibility)
+            return CheckReport(diagnostics: findings, destination: destination, eligibility: eligibility, imageRequest: push.imageRequest)
         }
 
         var findings = push.diagnostics
@@ -50,7 +53,7 @@ public enum PushChecks {
         findings += DeliveryRules.check(push)
         // A refused push reaches no device: what the device would do with it is moot.
         guard !findings.contains(where: \.rejectsPush) else {
-            return CheckReport(diagnostics: findings, destination: destination, eligibility: eligibility)
+            return CheckReport(diagnostics: findings, destination: destination, eligibility: eligibility, imageRequest: push.imageRequest)
         }
         if let request = push.imageRequest {
             findings += ImageRequestRules.check(
@@ -61,7 +64,7 @@ public enum PushChecks {
             imageRequested: push.imageRequest != nil || SDKDetection.asksOtherSDKForMedia(push.userInfo), changesContent: options.changesContent, destination: destination) {
             findings.append(notInvoked)
         }
-        return CheckReport(diagnostics: findings, destination: destination, eligibility: eligibility)
+        return CheckReport(diagnostics: findings, destination: destination, eligibility: eligibility, imageRequest: push.imageRequest)
     }
 
     /// FCM's rules, the `aps` keys where the sender wrote them, misplaced `aps` keys, and the headers.

@@ -79,6 +79,9 @@ public enum DiagnosticCode: String, Sendable, Codable, CaseIterable {
 
     // Firebase's helper beyond the image.
     case firebaseDeliveryMetrics = "firebase.delivery-metrics"
+    /// `FirebaseApp.configure` (the FirebaseCore stand-in): the app configured, a missing GoogleService-Info.plist,
+    /// or the exception the SDK raises.
+    case firebaseConfigure = "firebase.configure"
 
     // Which SDK's helper runs (SDK/SDKDetection.swift, `--sdk`). Every other `sdk.` code (and Firebase's
     // `firebase.`) starts with its SDK's `codePrefix` (SDK/SDKDescriptor.swift).

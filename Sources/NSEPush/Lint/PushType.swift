@@ -13,8 +13,9 @@ public enum PushType: String, Sendable, Codable, CaseIterable {
         public var priorities: Set<String>
         /// The largest payload APNs accepts.
         public var payloadLimit: Int
-        /// Where the device hands the push.
-        public var destination: Destination
+        /// Where the device hands the push: its row in the destinations' table (`Destination.row`).
+        public var destination: Destination { Destination.byPushType[type] ?? .notificationCenter }
+        let type: PushType
     }
 
     private static let allPriorities: Set<String> = ["10", "5", "1"]
@@ -23,18 +24,18 @@ public enum PushType: String, Sendable, Codable, CaseIterable {
     public var rules: Rules {
         let standard = DeliveryRules.maxPayloadBytes
         switch self {
-        case .alert: return Rules(topicSuffix: nil, priorities: Self.allPriorities, payloadLimit: standard, destination: .notificationCenter)
+        case .alert: return Rules(topicSuffix: nil, priorities: Self.allPriorities, payloadLimit: standard, type: self)
         // "Always use priority 5. Using priority 10 is an error."
-        case .background: return Rules(topicSuffix: nil, priorities: ["5"], payloadLimit: standard, destination: .backgroundApp)
-        case .location: return Rules(topicSuffix: ".location-query", priorities: Self.allPriorities, payloadLimit: standard, destination: .locationPushExtension)
-        case .voip: return Rules(topicSuffix: ".voip", priorities: Self.allPriorities, payloadLimit: 5120, destination: .pushKitVoIP)
-        case .complication: return Rules(topicSuffix: ".complication", priorities: Self.allPriorities, payloadLimit: standard, destination: .complication)
-        case .fileprovider: return Rules(topicSuffix: ".pushkit.fileprovider", priorities: Self.allPriorities, payloadLimit: standard, destination: .fileProvider)
-        case .mdm: return Rules(topicSuffix: nil, priorities: Self.allPriorities, payloadLimit: standard, destination: .deviceManagement)
-        case .liveactivity: return Rules(topicSuffix: ".push-type.liveactivity", priorities: ["10", "5"], payloadLimit: standard, destination: .activityKit)
-        case .pushtotalk: return Rules(topicSuffix: ".voip-ptt", priorities: Self.allPriorities, payloadLimit: standard, destination: .pushToTalk)
-        case .widgets: return Rules(topicSuffix: ".push-type.widgets", priorities: Self.allPriorities, payloadLimit: standard, destination: .widgetKit)
-        case .controls: return Rules(topicSuffix: ".push-type.controls", priorities: Self.allPriorities, payloadLimit: standard, destination: .controls)
+        case .background: return Rules(topicSuffix: nil, priorities: ["5"], payloadLimit: standard, type: self)
+        case .location: return Rules(topicSuffix: ".location-query", priorities: Self.allPriorities, payloadLimit: standard, type: self)
+        case .voip: return Rules(topicSuffix: ".voip", priorities: Self.allPriorities, payloadLimit: 5120, type: self)
+        case .complication: return Rules(topicSuffix: ".complication", priorities: Self.allPriorities, payloadLimit: standard, type: self)
+        case .fileprovider: return Rules(topicSuffix: ".pushkit.fileprovider", priorities: Self.allPriorities, payloadLimit: standard, type: self)
+        case .mdm: return Rules(topicSuffix: nil, priorities: Self.allPriorities, payloadLimit: standard, type: self)
+        case .liveactivity: return Rules(topicSuffix: ".push-type.liveactivity", priorities: ["10", "5"], payloadLimit: standard, type: self)
+        case .pushtotalk: return Rules(topicSuffix: ".voip-ptt", priorities: Self.allPriorities, payloadLimit: standard, type: self)
+        case .widgets: return Rules(topicSuffix: ".push-type.widgets", priorities: Self.allPriorities, payloadLimit: standard, type: self)
+        case .controls: return Rules(topicSuffix: ".push-type.controls", priorities: Self.allPriorities, payloadLimit: standard, type: self)
         }
     }
 

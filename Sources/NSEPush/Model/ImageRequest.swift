@@ -26,7 +26,11 @@ public struct ImageRequest: Sendable, Hashable {
         case .object(let options)?:
             switch options["image"] {
             case nil, .null?: return nil
-            case .string(let text)?: return ImageRequest(source: source, value: .url(text))
+            case .string(let text)?:
+                #if DEBUG
+                ImageRequestParses.noteKey(text)
+                #endif
+                return ImageRequest(source: source, value: .url(text))
             case let other?: return ImageRequest(source: source, value: .notString(other))
             }
         case let other?:

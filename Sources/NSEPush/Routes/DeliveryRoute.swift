@@ -27,20 +27,11 @@ public struct PlatformRoute: Sendable, Codable, Hashable {
         case complication
         case deviceManagement = "mdm"
 
-        /// The receiver for a destination outside Notification Center and the app's delegate.
+        /// The receiver for a destination outside Notification Center and the app's delegate (its row in
+        /// `Destination.row`).
         init?(_ destination: Destination) {
-            switch destination {
-            case .notificationCenter, .backgroundApp, .nowhere: return nil
-            case .activityKit: self = .activityKit
-            case .widgetKit: self = .widgetKit
-            case .controls: self = .controls
-            case .pushKitVoIP: self = .pushKitVoIP
-            case .locationPushExtension: self = .locationPushExtension
-            case .pushToTalk: self = .pushToTalk
-            case .fileProvider: self = .fileProvider
-            case .complication: self = .complication
-            case .deviceManagement: self = .deviceManagement
-            }
+            guard let receiver = destination.row.receiver else { return nil }
+            self = receiver
         }
     }
 

@@ -61,9 +61,10 @@ extension DeliveryRoutes {
     /// A push iOS hands to another receiver than Notification Center or the app's delegate: the same in both
     /// app states.
     static func elsewhere(_ destination: Destination, kind: MessageKind) -> PlatformRoute? {
-        guard let receiver = PlatformRoute.Receiver(destination) else { return nil }
+        let row = destination.row
+        guard let receiver = row.receiver else { return nil }
         return PlatformRoute(
-            messageKind: kind, receiver: receiver, handlers: destination.handlers, display: destination == .activityKit ? .system : .none,
-            serviceExtension: false, explanation: destination.explanation)
+            messageKind: kind, receiver: receiver, handlers: row.handlers, display: row.display, serviceExtension: false,
+            explanation: row.explanation)
     }
 }

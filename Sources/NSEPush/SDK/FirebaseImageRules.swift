@@ -6,6 +6,9 @@ import Foundation
 package enum FirebaseImageRules {
     /// `URL(string:)` as iOS 17 and later apply it: invalid characters are percent-encoded rather than fatal.
     package static func parseURL(_ text: String, diagnostics: inout [Diagnostic]) -> URL? {
+        #if DEBUG
+        ImageRequestParses.noteURL(text)
+        #endif
         let strict = URL(string: text, encodingInvalidCharacters: false)
         let lenient = strict ?? URL(string: text)
         guard let url = lenient, let scheme = url.scheme?.lowercased(), let host = url.host, !host.isEmpty,

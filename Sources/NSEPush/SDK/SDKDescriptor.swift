@@ -23,6 +23,9 @@ public struct SDKDescriptor: Sendable {
     public let keys: [String]
     /// Top-level key prefixes that identify the SDK's payloads (`gcm.`).
     public let prefixes: [String]
+    /// Keys inside `aps` that identify the SDK's payloads, where the SDK's helper reads them (Pushwoosh's
+    /// `aps.pw_badge`).
+    public let apsKeys: [String]
     /// The top-level key the SDK's helper reads its media request from.
     public let mediaKey: String
     /// Every top-level key that holds the SDK's media request, `mediaKey` first: when several SDKs match a
@@ -36,7 +39,7 @@ public struct SDKDescriptor: Sendable {
     /// The descriptor of an SDK whose rules all live in its stand-in modules (`Sources/<module>`).
     init(
         _ sdk: PushSDK, name: String, module: String, otherModules: [String] = [],
-        marker: String, otherKeys: [String] = [], prefixes: [String] = [],
+        marker: String, otherKeys: [String] = [], prefixes: [String] = [], apsKeys: [String] = [],
         mediaKey: String, otherMediaKeys: [String] = [], rules: [String]? = nil
     ) {
         self.sdk = sdk
@@ -46,6 +49,7 @@ public struct SDKDescriptor: Sendable {
         self.marker = marker
         keys = [marker] + otherKeys
         self.prefixes = prefixes
+        self.apsKeys = apsKeys
         self.mediaKey = mediaKey
         mediaKeys = [mediaKey] + otherMediaKeys
         codePrefix = sdk == .firebase ? "firebase." : "sdk.\(sdk.rawValue)."
@@ -58,10 +62,11 @@ public struct SDKDescriptor: Sendable {
     /// The diagnostic codes of the SDK's helper.
     public var codes: [DiagnosticCode] { DiagnosticCode.allCases.filter { $0.rawValue.hasPrefix(codePrefix) } }
 
-    /// How docs/sdks.md lists the identifying keys: exact keys no prefix covers, then each prefix with `*`.
+    /// How docs/sdks.md lists the identifying keys: exact keys no prefix covers, then each prefix with `*`, then
+    /// the keys inside `aps`.
     public var documentedKeys: String {
         let exact = keys.filter { key in !prefixes.contains { key.hasPrefix($0) } }
-        return (exact.map { "`\($0)`" } + prefixes.map { "`\($0)*`" }).joined(separator: ", ")
+        return (exact.map { "`\($0)`" } + prefixes.map { "`\($0)*`" } + apsKeys.map { "`aps.\($0)`" }).joined(separator: ", ")
     }
 }
 
@@ -69,9 +74,9 @@ extension SDKDescriptor {
     // Firebase: firebase-ios-sdk's FirebaseMessaging/Sources/FIRMessagingExtensionHelper.m. Its rules are the only
     // ones in the library's layers: lint foretells its download, and `nse process` runs it by default.
     public static let firebase = SDKDescriptor(
-        .firebase, name: "Firebase", module: "FirebaseMessaging",
+        .firebase, name: "Firebase", module: "FirebaseMessaging", otherModules: ["FirebaseCore"],
         marker: "fcm_options", prefixes: ["gcm.", "google.c."], mediaKey: "fcm_options",
-        rules: ["Sources/NSEPush/SDK/FirebaseImageRules.swift", "Sources/NSEPipeline/Extension/FirebaseImageHelper.swift", "Sources/FirebaseMessaging"])
+        rules: ["Sources/NSEPush/SDK/FirebaseImageRules.swift", "Sources/NSEPipeline/Extension/FirebaseImageHelper.swift", "Sources/FirebaseMessaging", "Sources/FirebaseCore"])
     public static let onesignal = SDKDescriptor(
         .onesignal, name: "OneSignal", module: "OneSignalExtension",
         marker: "os_data", otherKeys: [oneSignalCommonKey, "att"], mediaKey: "att", otherMediaKeys: ["os_data"])
@@ -85,11 +90,13 @@ extension SDKDescriptor {
     public static let iterable = SDKDescriptor(
         .iterable, name: "Iterable", module: "IterableAppExtensions", marker: "itbl", mediaKey: "itbl")
     public static let customerio = SDKDescriptor(
-        .customerio, name: "Customer.io", module: "CioMessagingPushAPN", otherModules: ["CioMessagingPush", "CioInternalCommon"],
+        .customerio, name: "Customer.io", module: "CioMessagingPushAPN", otherModules: ["CioMessagingPush", "CioInternalCommon", "CioMessagingPushFCM"],
         marker: "CIO", otherKeys: [customerIODeliveryIDKey, customerIODeliveryTokenKey], mediaKey: "CIO")
+    // Pushwoosh: pushwoosh-ios-sdk's `PWNotificationServiceProcessor.m` reads `pw_msg` at the top level and the
+    // badge from `aps.pw_badge`.
     public static let pushwoosh = SDKDescriptor(
         .pushwoosh, name: "Pushwoosh", module: "PushwooshFramework", otherModules: ["PushwooshNotificationUI"],
-        marker: "pw_msg", otherKeys: ["pw_badge"], mediaKey: "attachment")
+        marker: "pw_msg", apsKeys: [pushwooshBadgeKey], mediaKey: "attachment")
     public static let batch = SDKDescriptor(
         .batch, name: "Batch", module: "BatchExtension", marker: "com.batch", mediaKey: "com.batch")
     public static let airship = SDKDescriptor(
@@ -109,6 +116,8 @@ extension SDKDescriptor {
     public static let cleverTapMediaTypeKey = "ct_mediaType"
     public static let customerIODeliveryIDKey = "CIO-Delivery-ID"
     public static let customerIODeliveryTokenKey = "CIO-Delivery-Token"
+    /// Pushwoosh's badge, inside `aps`.
+    public static let pushwooshBadgeKey = "pw_badge"
     /// OneSignal's `custom`: where `i` and `badge_inc` live when the payload has no `os_data`.
     public static let oneSignalCommonKey = "custom"
 }

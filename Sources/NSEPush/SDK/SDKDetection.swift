@@ -1,5 +1,5 @@
-/// Which SDK sent a payload, from the keys each SDK's servers put beside `aps` (each descriptor's `keys`,
-/// `prefixes` and `mediaKeys` in `SDKDescriptor.all`; docs/sdks.md lists them with their sources). Used by every
+/// Which SDK sent a payload, from the keys each SDK's servers put beside `aps` or inside it (each descriptor's
+/// `keys`, `prefixes`, `apsKeys` and `mediaKeys` in `SDKDescriptor.all`; docs/sdks.md lists them with their sources). Used by every
 /// command: `--sdk auto` on process and batch, the `--sdk all` comparison, and `nse extension`'s check that a
 /// payload belongs to the SDK the extension calls.
 public enum SDKDetection {
@@ -15,10 +15,11 @@ public enum SDKDetection {
     /// Every SDK whose keys are in `payload`, in `PushSDK` order.
     public static func matches(in payload: [String: JSONValue]) -> [Match] {
         let present = payload.keys.filter { $0 != "aps" }
+        let aps = payload["aps"]?.objectValue ?? [:]
         return SDKDescriptor.all.compactMap { descriptor in
-            let keys = present.filter { key in
+            let keys = (present.filter { key in
                 descriptor.keys.contains(key) || descriptor.prefixes.contains { key.hasPrefix($0) }
-            }.sorted()
+            } + descriptor.apsKeys.filter { aps[$0] != nil }.map { "aps.\($0)" }).sorted()
             guard !keys.isEmpty else { return nil }
             // A media key shared by two SDKs (`attachment`) counts only beside the SDK's own marker keys.
             let media = keys.contains { descriptor.mediaKeys.contains($0) }

@@ -4,14 +4,14 @@ import NSEPipeline
 import NSEPush
 
 /// The batch's text for people and CI logs: one line per push, and the summary at the end.
-public struct BatchTextRenderer: Sendable {
+package struct BatchTextRenderer: Sendable {
     /// Files listed under each failure code before "and N more".
-    public var filesPerCode = 10
+    package var filesPerCode = 10
 
-    public init() {}
+    package init() {}
 
     /// `PASS  campaign/sale.json  modified, image shown  (23 ms)`; failures name their error codes.
-    public func line(for entry: BatchEntry) -> String {
+    package func line(for entry: BatchEntry) -> String {
         let status = switch entry.exitStatus {
         case 0: "PASS "
         case 1: "FAIL "
@@ -34,7 +34,7 @@ public struct BatchTextRenderer: Sendable {
         return "\(status) \(entry.input)  \(detail)  (\(Int(saturating: entry.milliseconds.rounded())) ms)"
     }
 
-    public func summary(_ summary: BatchSummary) -> String {
+    package func summary(_ summary: BatchSummary) -> String {
         var lines: [String] = []
         let seconds = summary.elapsedMilliseconds / 1000
         let rate = seconds > 0 ? Double(summary.processed) / seconds : 0

@@ -3,11 +3,11 @@ import NSEPush
 
 /// GitHub Actions workflow commands: one annotation per error and warning, on the push's file, so they show
 /// in the run's summary and beside the file in a pull request's diff.
-public struct GitHubAnnotationRenderer: Sendable {
-    public init() {}
+package struct GitHubAnnotationRenderer: Sendable {
+    package init() {}
 
     /// `::error file=campaign/sale.json,title=media.timeout::The image download ...`, one line per finding.
-    public func annotations(for entry: BatchEntry) -> [String] {
+    package func annotations(for entry: BatchEntry) -> [String] {
         entry.diagnostics.compactMap { diagnostic in
             let command = switch diagnostic.severity {
             case .error: "error"

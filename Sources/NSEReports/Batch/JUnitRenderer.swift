@@ -7,12 +7,12 @@ import NSEPush
 /// A push that fails verification is a `<failure>` whose message is its first error and whose text lists
 /// every error and warning; an unreadable input is an `<error>`; one an interruption left unprocessed is
 /// `<skipped>`; a push that passes with warnings lists them in `<system-out>`. The test case's name is the input's path under its root, its class name the folder it is in.
-public struct JUnitRenderer: Sendable {
-    public var suiteName = "nse batch"
+package struct JUnitRenderer: Sendable {
+    package var suiteName = "nse batch"
 
-    public init() {}
+    package init() {}
 
-    public func render(_ report: BatchReport) -> String {
+    package func render(_ report: BatchReport) -> String {
         let summary = report.summary
         let time = seconds(summary.elapsedMilliseconds)
         let counts = "tests=\"\(summary.payloads)\" failures=\"\(summary.failed)\" errors=\"\(summary.unreadable)\" skipped=\"\(summary.notRun)\" time=\"\(time)\""

@@ -2,13 +2,13 @@ import Foundation
 import NSEPush
 
 /// The batch's summary in GitHub-flavoured Markdown, for `$GITHUB_STEP_SUMMARY` (shown on the run's page).
-public struct MarkdownSummaryRenderer: Sendable {
+package struct MarkdownSummaryRenderer: Sendable {
     /// Files listed under each code before "and N more".
-    public var filesPerCode = 10
+    package var filesPerCode = 10
 
-    public init() {}
+    package init() {}
 
-    public func render(_ summary: BatchSummary, strict: Bool = false) -> String {
+    package func render(_ summary: BatchSummary, strict: Bool = false) -> String {
         var lines: [String] = []
         let verdict = summary.interrupted ? "interrupted" : summary.exitStatus == 0 ? "passed" : "failed"
         lines.append("### nse batch: \(verdict)")

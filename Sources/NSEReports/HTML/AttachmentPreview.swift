@@ -5,34 +5,34 @@ import NSEPush
 
 /// A small re-encoded copy of an attachment for the HTML report, made by `cnse_thumbnail_make` (scaled decoding:
 /// its memory depends on the preview's size, not the image's).
-public struct AttachmentPreview: Sendable, Hashable {
+package struct AttachmentPreview: Sendable, Hashable {
     /// `image/jpeg`, or `image/png` when the preview has transparency.
-    public var mimeType: String
-    public var data: Data
-    public var width: Int
-    public var height: Int
+    package var mimeType: String
+    package var data: Data
+    package var width: Int
+    package var height: Int
     /// The frame shown (0-based; 0 for still images).
-    public var frame: Int
+    package var frame: Int
 
     /// The preview inlined, so the report needs no other file and no network.
-    public var dataURI: String {
+    package var dataURI: String {
         "data:\(mimeType);base64,\(data.base64EncodedString())"
     }
 
     /// Largest preview of the whole image (the expanded notification) and of the thumbnail.
-    public struct Size: Sendable, Hashable {
-        public var maxWidth: Int
-        public var maxHeight: Int
-        public var maxBytes: Int
+    package struct Size: Sendable, Hashable {
+        package var maxWidth: Int
+        package var maxHeight: Int
+        package var maxBytes: Int
 
-        public static let expanded = Size(maxWidth: 240, maxHeight: 360, maxBytes: 44_000)
-        public static let thumbnail = Size(maxWidth: 120, maxHeight: 120, maxBytes: 12_000)
+        package static let expanded = Size(maxWidth: 240, maxHeight: 360, maxBytes: 44_000)
+        package static let thumbnail = Size(maxWidth: 120, maxHeight: 120, maxBytes: 12_000)
     }
 
     /// Makes a preview of `file` (a JPEG, PNG or GIF, told by its bytes), cut to `clip` and showing `frame`;
     /// a failure with the decoder's words when it cannot (another format, damage, over one of `limits`: the
     /// image checks' own, so a preview never costs more than validating the image).
-    public static func make(
+    package static func make(
         file: URL, format: MediaFormat, clip: ClippingRect? = nil, frame: Int = 0, size: Size, limits: ImageDecodeLimits
     ) -> Result<AttachmentPreview, PreviewError> {
         let kind: cnse_thumbnail_format
@@ -68,6 +68,6 @@ public struct AttachmentPreview: Sendable, Hashable {
 }
 
 /// Why an attachment has no preview in the report.
-public struct PreviewError: Error, Sendable, Hashable {
-    public var message: String
+package struct PreviewError: Error, Sendable, Hashable {
+    package var message: String
 }

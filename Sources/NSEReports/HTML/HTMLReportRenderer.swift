@@ -9,29 +9,29 @@ import NSEPush
 /// For tools that read it: every card is an `<article class="card">` with `data-push` (the input path, as in
 /// `report.json`), `data-outcome`, `data-status` (`pass`, `fail`, `error`) and `data-codes` (its warning and
 /// error codes, space-separated).
-public struct HTMLReportRenderer: Sendable {
+package struct HTMLReportRenderer: Sendable {
     /// The name above each notification, as iOS shows the app's display name.
-    public var appName: String
+    package var appName: String
     /// The page's title and heading.
-    public var title: String
+    package var title: String
 
-    public init(appName: String = "App", title: String = "nse report") {
+    package init(appName: String = "App", title: String = "nse report") {
         self.appName = appName
         self.title = title
     }
 
     /// The whole page for cards already rendered (`card(_:)`) and put in order (`HTMLReportRenderer.order`).
-    public func document(summary: BatchSummary, strict: Bool, cards: [String], codes: [String]) -> String {
+    package func document(summary: BatchSummary, strict: Bool, cards: [String], codes: [String]) -> String {
         head(summary: summary, strict: strict, codes: codes) + cards.joined() + tail
     }
 
     /// Failures (and unreadable inputs) first, each group in input order.
-    public static func order<Item>(_ items: [(index: Int, exitStatus: Int32, item: Item)]) -> [Item] {
+    package static func order<Item>(_ items: [(index: Int, exitStatus: Int32, item: Item)]) -> [Item] {
         items.sorted { ($0.exitStatus == 0 ? 1 : 0, $0.index) < ($1.exitStatus == 0 ? 1 : 0, $1.index) }.map(\.item)
     }
 
     /// Everything before the cards: styles, the summary and the filters.
-    public func head(summary: BatchSummary, strict: Bool, codes: [String]) -> String {
+    package func head(summary: BatchSummary, strict: Bool, codes: [String]) -> String {
         var html = """
             <!DOCTYPE html>
             <html lang="en">
@@ -53,7 +53,7 @@ public struct HTMLReportRenderer: Sendable {
         return html
     }
 
-    public var tail: String {
+    package var tail: String {
         "</main>\n<p class=\"empty\" id=\"none\" hidden>No push matches these filters.</p>\n<script>\(Self.script)</script>\n</body>\n</html>\n"
     }
 
@@ -88,7 +88,7 @@ public struct HTMLReportRenderer: Sendable {
     }
 
     /// One push: the verdict, the collapsed notification, the expanded one with the whole image, the findings.
-    public func card(_ card: ReportCard) -> String {
+    package func card(_ card: ReportCard) -> String {
         let result = card.result
         let status = switch card.exitStatus {
         case 0: "pass"
@@ -179,7 +179,7 @@ public struct HTMLReportRenderer: Sendable {
     }
 
     /// The codes a card can be filtered by: its errors and warnings, in order, once each.
-    public static func codes(of result: ProcessResult) -> [String] {
+    package static func codes(of result: ProcessResult) -> [String] {
         var codes: [String] = []
         for diagnostic in result.verdictDiagnostics where diagnostic.severity != .info && !codes.contains(diagnostic.code.rawValue) {
             codes.append(diagnostic.code.rawValue)

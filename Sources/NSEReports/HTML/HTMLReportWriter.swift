@@ -8,7 +8,7 @@ import Synchronization
 /// Builds the HTML report while a run goes on: each push's card (previews included) is rendered as the push
 /// completes, while its attachment still exists, and appended to a spool file; `write` puts the page
 /// together, failures first. Memory holds a few numbers per push, not cards or images.
-public final class HTMLReportWriter: Sendable {
+package final class HTMLReportWriter: Sendable {
     private struct Spooled: Sendable {
         var index: Int
         var exitStatus: Int32
@@ -26,7 +26,7 @@ public final class HTMLReportWriter: Sendable {
     /// Previews kept for reuse (each at most about 60 KB).
     private static let previewsKept = 32
 
-    public let renderer: HTMLReportRenderer
+    package let renderer: HTMLReportRenderer
     private let limits: ImageDecodeLimits
     private let strict: Bool
     private let spool: ResultSpool
@@ -35,7 +35,7 @@ public final class HTMLReportWriter: Sendable {
 
     /// The spool lives in the system's temporary folder until `write` or deinit.
     /// `limits`: the image checks' (`DeviceProfile.imageLimits`), which every preview's decoding keeps to.
-    public init(renderer: HTMLReportRenderer, limits: ImageDecodeLimits, strict: Bool) throws {
+    package init(renderer: HTMLReportRenderer, limits: ImageDecodeLimits, strict: Bool) throws {
         self.renderer = renderer
         self.limits = limits
         self.strict = strict
@@ -50,7 +50,7 @@ public final class HTMLReportWriter: Sendable {
 
     /// Renders the push's card (decoding its image on a thread of its own, unless a push before it had the same
     /// image and thumbnail options) and spools it.
-    public func add(_ push: CompletedPush) async {
+    package func add(_ push: CompletedPush) async {
         let (limits, strict, renderer) = (limits, strict, renderer)
         var card = ReportCard(result: push.result, exitStatus: push.result.exitStatus(strict: strict))
         if let attachment = push.result.content?.attachments.first {
@@ -85,7 +85,7 @@ public final class HTMLReportWriter: Sendable {
     }
 
     /// Writes the page to `file` atomically: a temporary file beside it, then a rename.
-    public func write(summary: BatchSummary, to file: URL) throws {
+    package func write(summary: BatchSummary, to file: URL) throws {
         let (cards, codes) = state.withLock { ($0.cards, $0.codes) }
         let ordered = HTMLReportRenderer.order(cards.map { (index: $0.index, exitStatus: $0.exitStatus, item: $0.span) })
         let folder = file.deletingLastPathComponent()

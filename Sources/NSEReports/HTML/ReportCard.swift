@@ -3,18 +3,18 @@ import NSEPipeline
 import NSEPush
 
 /// One push as the HTML report draws it: the result and the previews of its image.
-public struct ReportCard: Sendable {
-    public var result: ProcessResult
+package struct ReportCard: Sendable {
+    package var result: ProcessResult
     /// 0 passed, 1 failed (with `--strict`, warnings too), 2 unreadable.
-    public var exitStatus: Int32
+    package var exitStatus: Int32
     /// The whole image, as the expanded notification shows it.
-    public var image: AttachmentPreview?
+    package var image: AttachmentPreview?
     /// The collapsed notification's thumbnail: the clipping rectangle and frame applied; nil when hidden.
-    public var thumbnail: AttachmentPreview?
+    package var thumbnail: AttachmentPreview?
     /// Why the image the phone shows has no preview here (a format the report cannot draw, a read error).
-    public var previewProblem: String?
+    package var previewProblem: String?
 
-    public init(result: ProcessResult, exitStatus: Int32, image: AttachmentPreview? = nil, thumbnail: AttachmentPreview? = nil, previewProblem: String? = nil) {
+    package init(result: ProcessResult, exitStatus: Int32, image: AttachmentPreview? = nil, thumbnail: AttachmentPreview? = nil, previewProblem: String? = nil) {
         self.result = result
         self.exitStatus = exitStatus
         self.image = image
@@ -23,13 +23,13 @@ public struct ReportCard: Sendable {
     }
 
     /// The thumbnail options of the attachment shown, if any.
-    public var thumbnailOptions: ThumbnailOptions? {
+    package var thumbnailOptions: ThumbnailOptions? {
         result.content?.attachments.first?.thumbnail
     }
 
     /// Decodes the first attachment (the one the notification shows) into its previews. Blocking work: call it
     /// off the cooperative pool.
-    public static func make(_ push: CompletedPush, limits: ImageDecodeLimits, strict: Bool) -> ReportCard {
+    package static func make(_ push: CompletedPush, limits: ImageDecodeLimits, strict: Bool) -> ReportCard {
         var card = ReportCard(result: push.result, exitStatus: push.result.exitStatus(strict: strict))
         guard let attachment = push.result.content?.attachments.first else { return card }
         guard let file = push.attachmentFiles.first ?? nil else {
@@ -42,22 +42,22 @@ public struct ReportCard: Sendable {
 
     /// The previews of one attachment: the same file with the same thumbnail options always gives the same ones,
     /// so a run may reuse them (`key`).
-    public struct Previews: Sendable {
-        public var image: AttachmentPreview?
-        public var thumbnail: AttachmentPreview?
-        public var problem: String?
+    package struct Previews: Sendable {
+        package var image: AttachmentPreview?
+        package var thumbnail: AttachmentPreview?
+        package var problem: String?
 
         /// What the previews depend on; nil when the file's digest is unknown.
-        public struct Key: Sendable, Hashable {
+        package struct Key: Sendable, Hashable {
             var sha256: String
             var thumbnail: ThumbnailOptions?
         }
 
-        public static func key(_ attachment: Attachment) -> Key? {
+        package static func key(_ attachment: Attachment) -> Key? {
             attachment.sha256.isEmpty ? nil : Key(sha256: attachment.sha256, thumbnail: attachment.thumbnail)
         }
 
-        public static func make(_ attachment: Attachment, file: URL, limits: ImageDecodeLimits) -> Previews {
+        package static func make(_ attachment: Attachment, file: URL, limits: ImageDecodeLimits) -> Previews {
             var previews = Previews()
             guard FileManager.default.isReadableFile(atPath: file.path) else {
                 previews.problem = "the attachment file \(file.lastPathComponent) could not be read"
@@ -80,7 +80,7 @@ public struct ReportCard: Sendable {
         }
     }
 
-    public mutating func use(_ previews: Previews) {
+    package mutating func use(_ previews: Previews) {
         image = previews.image
         thumbnail = previews.thumbnail
         previewProblem = previews.problem

@@ -5,8 +5,8 @@ import Foundation
 ///
 /// A process that still exists keeps its own, and so does one that cannot be asked (another user's, EPERM):
 /// only ESRCH proves it is gone. A reused pid at worst keeps a leftover until a later run.
-public enum AbandonedFiles {
-    public static func remove(prefixes: [String], in folder: URL) {
+package enum AbandonedFiles {
+    package static func remove(prefixes: [String], in folder: URL) {
         let names = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
         for name in names {
             guard let prefix = prefixes.first(where: { name.hasPrefix($0) }) else { continue }

@@ -9,9 +9,9 @@ import Foundation
 /// `a/x.json/` and `b/x.json/`). What still collides (the same file named twice, a name that would hold
 /// another's folder) is numbered in argument order before the extension (`x-2.json`). No two inputs ever share
 /// a result folder, so no result replaces or mixes with another's.
-public enum ResultFolderNames {
+package enum ResultFolderNames {
     /// The folders of files named on their own (`nse process a/x.json b/x.json a/x.apns`).
-    public static func names(for files: [String]) -> [String] {
+    package static func names(for files: [String]) -> [String] {
         unique(distinctSuffixes(of: files))
     }
 
@@ -45,7 +45,7 @@ public enum ResultFolderNames {
     /// `names` made unique: each keeps its own unless an earlier one took it or it would hold (or lie inside)
     /// another's folder; those get `-2`, `-3` before the extension. In time linear in the names (times their
     /// depth), so a batch of thousands pays nothing for it.
-    public static func unique(_ names: [String]) -> [String] {
+    package static func unique(_ names: [String]) -> [String] {
         var taken = Set<String>()
         // Every folder that holds a taken name: a name equal to one of them would hold that result.
         var holders = Set<String>()

@@ -10,7 +10,7 @@ import Synchronization
 ///
 /// With an output folder it lives inside it (`OUT/.nse-work-PID-UUID`, hidden, so a later batch over the same
 /// tree skips it): the same file system, so attachments and result folders move into place by rename.
-public final class ResultWorkspace: Sendable {
+package final class ResultWorkspace: Sendable {
     static let prefix = ".nse-work-"
     package let root: URL
     /// The pushes' working folders, under `work`, reused from push to push.
@@ -23,7 +23,7 @@ public final class ResultWorkspace: Sendable {
     private let unsaved = Mutex<[String]>([])
 
     /// Throws `OutputFolderError` when the output folder cannot be made or written.
-    public init(outDirectory: URL?) throws {
+    package init(outDirectory: URL?) throws {
         let parent = outDirectory ?? FileManager.default.temporaryDirectory
         do {
             try FileManager.default.createDirectory(at: parent, withIntermediateDirectories: true)
@@ -50,13 +50,13 @@ public final class ResultWorkspace: Sendable {
     }
 
     /// A fresh folder for one push's result, to be committed or discarded.
-    public func stagingFolder(for index: Int) -> URL {
+    package func stagingFolder(for index: Int) -> URL {
         stage.appending(path: String(index))
     }
 
     /// Saves `result` (whose attachments were saved into `staged`) as `destination/content.json` beside them,
     /// replacing whatever a previous run left in `destination` whole. Returns the JSON written.
-    public func publish(_ result: inout ProcessResult, staged: URL, to destination: URL) throws -> Data {
+    package func publish(_ result: inout ProcessResult, staged: URL, to destination: URL) throws -> Data {
         result.relocateAttachments(to: destination)
         let json = JSONResultRenderer().encode(result)
         do {
@@ -74,7 +74,7 @@ public final class ResultWorkspace: Sendable {
 
     /// Every result `publish` could not save, in words for stderr ("the result of X could not be saved to ...").
     /// One rule for `process` and `batch`: a run that lost a result it was asked to save ends with exit status 2.
-    public var unsavedResults: [String] {
+    package var unsavedResults: [String] {
         unsaved.withLock { $0 }
     }
 
@@ -125,7 +125,7 @@ public final class ResultWorkspace: Sendable {
         return try spool.read(span)
     }
 
-    public func remove() {
+    package func remove() {
         spool?.close()
         try? FileManager.default.removeItem(at: root)
     }
@@ -136,14 +136,14 @@ public final class ResultWorkspace: Sendable {
 }
 
 /// An output folder that cannot be made or written: `--out` names a file, or a folder without permission.
-public struct OutputFolderError: Error, Sendable, CustomStringConvertible {
-    public var folder: URL
+package struct OutputFolderError: Error, Sendable, CustomStringConvertible {
+    package var folder: URL
 
-    public init(folder: URL) {
+    package init(folder: URL) {
         self.folder = folder
     }
 
-    public var description: String {
+    package var description: String {
         // The nearest part of the path that exists says what is in the way: a file where a folder should be.
         var existing = folder.standardizedFileURL
         var isFolder: ObjCBool = false

@@ -1,5 +1,6 @@
 import Foundation
 import NSEPush
+import Synchronization
 
 /// APNs's provider API: `POST /3/device/<token>` (Apple: "Sending notification requests to APNs"). Each refusal
 /// is the status and reason APNs gives; an accepted push is journaled, answered 200, then delivered to the phone.
@@ -9,6 +10,11 @@ struct APNsEndpoint: Sendable {
     let acceptAnyToken: Bool
     let providerKeys: [ProviderKey]
     let clock: @Sendable () -> Date
+    /// Counts provider token changes per connection (TooManyProviderTokenUpdates); nil: not counted.
+    var tokenUpdates: ProviderTokenUpdates?
+    /// Provider tokens whose form and signature passed: a backend reuses one token for up to an hour (Apple asks it
+    /// to), so its ES256 verification, the dearest check of all, runs once, not at every push.
+    let verifiedTokens = VerifiedProviderTokens()
 
     static let pathPrefix = "/3/device/"
     /// Headers a request may carry once only (APNs answers DuplicateHeaders otherwise).
@@ -49,15 +55,20 @@ struct APNsEndpoint: Sendable {
         guard !token.isEmpty else { return .refused(.missingDeviceToken) }
         guard !token.contains("/") else { return .refused(.badPath) }
         if Self.singleHeaders.contains(where: { request.values($0).count > 1 }) { return .refused(.duplicateHeaders) }
-        if let reason = ProviderToken.check(request.header("authorization"), now: clock(), keys: providerKeys) { return .refused(reason) }
-        guard let topic = request.header("apns-topic"), !topic.isEmpty else { return .refused(.missingTopic) }
+        let topic: String
+        switch authorize(request) {
+        case .refused(let reason): return .refused(reason)
+        case .topic(let authorized): topic = authorized
+        }
         guard !request.bodyTooLarge else { return .refused(.payloadTooLarge) }
         guard !request.body.isEmpty else { return .refused(.payloadEmpty) }
 
         let environment = Self.environment(host: request.header("host"))
         guard APNsToken.isWellFormed(token) else { return .refused(.badDeviceToken) }
         var device = await state.device(apnsToken: token)
-        if device == nil, acceptAnyToken {
+        // A device `--accept-any-token` makes up is registered once the push is accepted.
+        let madeUp = device == nil && acceptAnyToken
+        if madeUp {
             device = Self.defaultIPhone(token: token, topic: topic, environment: environment ?? .development)
         }
         guard var device, let apns = device.apns else { return .refused(.badDeviceToken) }
@@ -83,8 +94,11 @@ struct APNsEndpoint: Sendable {
         }
 
         do {
-            if await state.device(apnsToken: token) == nil { try await state.register(device) }
-            device = await state.device(apnsToken: token) ?? device
+            if madeUp {
+                try await state.register(device)
+                // Another request may have registered the token first: its device is the one pushes go to.
+                device = await state.device(apnsToken: token) ?? device
+            }
             let record = Self.requestRecord(request, id: apnsID)
             let accepted = try await state.accept(id: apnsID, service: "apns", device: device, request: record)
             deliveries.start(seq: accepted.seq, generation: accepted.generation, push: push, device: device, input: "apns:\(apnsID)")
@@ -93,6 +107,22 @@ struct APNsEndpoint: Sendable {
             return .refused(.internalServerError)
         }
         return .accepted(environment ?? apns.environment)
+    }
+
+    /// ProviderToken's checks, the form and signature once per distinct token, the age every time.
+    func checkProviderToken(_ authorization: String?) -> APNsReason? {
+        let now = clock()
+        if let authorization, let issuedAt = verifiedTokens.issuedAt(authorization) {
+            return now.timeIntervalSince1970 - issuedAt > ProviderToken.maxAge ? .expiredProviderToken : nil
+        }
+        let reason = ProviderToken.check(authorization, now: now, keys: providerKeys)
+        if reason == nil, let authorization {
+            let sections = authorization.split(separator: " ", maxSplits: 1).last?.split(separator: ".", omittingEmptySubsequences: false) ?? []
+            if sections.count == 3, let issuedAt = (ProviderToken.json(sections[1])?["iat"] as? NSNumber)?.doubleValue {
+                verifiedTokens.insert(authorization, issuedAt: issuedAt)
+            }
+        }
+        return reason
     }
 
     /// The environment a request's host names: Apple's sandbox or production host; nil for any other (localhost),
@@ -129,5 +159,23 @@ struct APNsEndpoint: Sendable {
 
     static func requestRecord(_ request: ServerRequest, id: String) -> Data {
         ServeState.requestRecord(request, idKey: "apnsId", id: id)
+    }
+}
+
+/// The `authorization` values whose provider token passed its form and signature checks, with their `iat`. Bounded:
+/// a sender that makes a new token for every push empties it now and then, and pays the verification each time.
+final class VerifiedProviderTokens: Sendable {
+    static let capacity = 1024
+    private let tokens = Mutex<[String: Double]>([:])
+
+    func issuedAt(_ authorization: String) -> Double? {
+        tokens.withLock { $0[authorization] }
+    }
+
+    func insert(_ authorization: String, issuedAt: Double) {
+        tokens.withLock { tokens in
+            if tokens.count >= Self.capacity { tokens.removeAll(keepingCapacity: true) }
+            tokens[authorization] = issuedAt
+        }
     }
 }

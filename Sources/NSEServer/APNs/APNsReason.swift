@@ -15,6 +15,7 @@ enum APNsReason: String, Sendable {
     case missingDeviceToken = "MissingDeviceToken"
     case missingTopic = "MissingTopic"
     case payloadEmpty = "PayloadEmpty"
+    case topicDisallowed = "TopicDisallowed"
     case expiredProviderToken = "ExpiredProviderToken"
     case invalidProviderToken = "InvalidProviderToken"
     case missingProviderToken = "MissingProviderToken"
@@ -22,6 +23,7 @@ enum APNsReason: String, Sendable {
     case methodNotAllowed = "MethodNotAllowed"
     case unregistered = "Unregistered"
     case payloadTooLarge = "PayloadTooLarge"
+    case tooManyProviderTokenUpdates = "TooManyProviderTokenUpdates"
     case internalServerError = "InternalServerError"
     /// Not in Apple's list: APNs's answer to a body that is not a JSON object (or has no `aps`) is not documented.
     /// nse answers 400 with this reason so a sender's handling of an unknown 400 is exercised (docs/serve.md).
@@ -34,6 +36,7 @@ enum APNsReason: String, Sendable {
         case .methodNotAllowed: 405
         case .unregistered: 410
         case .payloadTooLarge: 413
+        case .tooManyProviderTokenUpdates: 429
         case .internalServerError: 500
         default: 400
         }

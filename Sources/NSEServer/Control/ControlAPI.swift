@@ -6,7 +6,7 @@ struct ControlAPI: Sendable {
     let state: ServeState
     /// The devices file's devices, which a clear keeps.
     let fileDevices: [DeviceEntry]
-    /// The server's clock: an uninstall's time.
+    /// The server's clock (the emulator's, `state.clock`): an uninstall's time.
     let clock: @Sendable () -> Date
     let faults: Faults
 
@@ -17,6 +17,7 @@ struct ControlAPI: Sendable {
 
     func respond(to request: ServerRequest) async -> ServerResponse {
         let parts = request.path.dropFirst(Self.prefix.count).split(separator: "/", omittingEmptySubsequences: false).map(String.init)
+        if let answer = await deviceRoute(request, parts) { return answer }
         switch (request.method, parts.count, parts.first) {
         case ("GET", 1, "devices"):
             let devices = await state.devices.map(Self.describe)
@@ -123,20 +124,49 @@ struct ControlAPI: Sendable {
         return body
     }
 
-    /// `POST /emulator/v1/faults {"service": "apns"|"fcm", "status": 429|500|503, "count": N, "retryAfter": S}`.
+    /// `POST /emulator/v1/faults {"service": "apns"|"fcm", "status": 429|500|503, "count": N | "percent": P,
+    /// "seed": S, "retryAfter": S}`.
     private func setFault(_ request: ServerRequest) async -> ServerResponse {
+        let usage = #"Expected {"service": "apns" or "fcm", "status": 429, 500 or 503, and either "count": 1 to 1000000 or "percent": 1 to 100 with an optional "seed" (0 to 2^53), "retryAfter": seconds (optional)}."#
         guard let body = (try? JSONSerialization.jsonObject(with: Data(request.body))) as? [String: Any],
               let service = (body["service"] as? String).flatMap(Faults.Service.init(rawValue:)),
-              let status = body["status"] as? Int, Faults.statuses.contains(status),
-              let count = body["count"] as? Int, (1...1_000_000).contains(count) else {
-            return Self.error(400, #"Expected {"service": "apns" or "fcm", "status": 429, 500 or 503, "count": 1 to 1000000, "retryAfter": seconds (optional)}."#)
+              let status = Self.integer(body["status"]), Faults.statuses.contains(status) else {
+            return Self.error(400, usage)
         }
-        let retryAfter = body["retryAfter"] as? Int
-        if let retryAfter, !(0...86400).contains(retryAfter) {
-            return Self.error(400, "retryAfter must be between 0 and 86400 seconds.")
+        let selection: Faults.Plan.Selection
+        var answer: [String: Any] = ["service": service.rawValue, "status": status]
+        switch (body["count"], body["percent"]) {
+        case (let count?, nil):
+            guard let count = Self.integer(count), (1...1_000_000).contains(count), body["seed"] == nil else { return Self.error(400, usage) }
+            selection = .next(remaining: count)
+            answer["count"] = count
+        case (nil, let percent?):
+            guard let percent = Self.integer(percent), (1...100).contains(percent) else { return Self.error(400, usage) }
+            let seed: UInt64
+            if let given = body["seed"] {
+                guard let value = Self.integer(given), (0...(1 << 53)).contains(value) else { return Self.error(400, usage) }
+                seed = UInt64(value)
+            } else {
+                // Said in the answer, so a run that fails can be repeated with the same places.
+                seed = UInt64.random(in: 0...(1 << 53))
+            }
+            selection = .share(ShareDraw(percent: percent, seed: seed))
+            answer["percent"] = percent
+            answer["seed"] = Int(seed)
+        default:
+            return Self.error(400, usage)
         }
-        await faults.set(Faults.Plan(status: status, remaining: count, retryAfter: retryAfter), for: service)
-        return .json(200, ["service": service.rawValue, "status": status, "count": count])
+        let retryAfter = body["retryAfter"].map(Self.integer)
+        if let retryAfter {
+            guard let seconds = retryAfter, (0...86400).contains(seconds) else { return Self.error(400, "retryAfter must be between 0 and 86400 seconds.") }
+        }
+        await faults.set(Faults.Plan(status: status, retryAfter: retryAfter ?? nil, selection: selection), for: service)
+        return .json(200, answer)
+    }
+
+    /// A JSON number that is a whole number (NSNumber bridges to Int only when exact).
+    static func integer(_ value: Any?) -> Int? {
+        value as? Int
     }
 
     static func describe(_ device: DeviceEntry) -> [String: Any] {

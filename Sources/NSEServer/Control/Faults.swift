@@ -1,15 +1,23 @@
 import Foundation
 
-/// Faults on demand: the next N requests to APNs or FCM get a 429, 500 or 503 instead of their answer, so a
-/// backend's retry and back-off are testable. Set through the control API; not journaled (a restart has none).
+/// Faults on demand: the next N requests to APNs or FCM, or a share of them, get a 429, 500 or 503 instead of their
+/// answer, so a backend's retry and back-off are testable. Set through the control API; not journaled (a restart
+/// has none).
 actor Faults {
     enum Service: String, Sendable { case apns, fcm }
 
     struct Plan: Sendable {
         var status: Int
-        var remaining: Int
         /// Seconds for FCM's `Retry-After` header.
         var retryAfter: Int?
+        var selection: Selection
+
+        enum Selection: Sendable {
+            /// The next `remaining` requests.
+            case next(remaining: Int)
+            /// `percent` of every 100 requests, at places a seeded shuffle picks.
+            case share(ShareDraw)
+        }
     }
 
     static let statuses: Set<Int> = [429, 500, 503]
@@ -25,10 +33,19 @@ actor Faults {
 
     /// The fault this request gets, if one is planned (and counts it).
     func next(for service: Service) -> Plan? {
-        guard var plan = plans[service], plan.remaining > 0 else { return nil }
-        plan.remaining -= 1
-        plans[service] = plan.remaining > 0 ? plan : nil
-        return plan
+        guard var plan = plans[service] else { return nil }
+        switch plan.selection {
+        case .next(let remaining):
+            guard remaining > 0 else { return nil }
+            plan.selection = .next(remaining: remaining - 1)
+            plans[service] = remaining > 1 ? plan : nil
+            return plan
+        case .share(var draw):
+            let faulted = draw.next()
+            plan.selection = .share(draw)
+            plans[service] = plan
+            return faulted ? plan : nil
+        }
     }
 
     /// APNs's answer for the fault: TooManyRequests, InternalServerError or ServiceUnavailable.
@@ -52,5 +69,50 @@ actor Faults {
             answer.headers.append((name: "retry-after", value: String(retryAfter)))
         }
         return answer
+    }
+}
+
+/// Which requests a share of faults hits: in each block of 100 requests counted from the plan's start (requests 1
+/// to 100, 101 to 200...), exactly `percent` of them, at places a Fisher-Yates shuffle picks with a SplitMix64
+/// generator seeded by `seed`. So a test asserts exact counts, the places look random to the backend, and the same
+/// seed gives the same places (a failing test reruns the same way).
+struct ShareDraw: Sendable {
+    static let block = 100
+    let percent: Int
+    let seed: UInt64
+    private var state: UInt64
+    private var faulted: [Bool] = []
+    private var position = ShareDraw.block
+
+    init(percent: Int, seed: UInt64) {
+        self.percent = percent
+        self.seed = seed
+        state = seed
+    }
+
+    /// Whether the next request gets the fault.
+    mutating func next() -> Bool {
+        if position == Self.block {
+            faulted = (0..<Self.block).map { $0 < percent }
+            var index = Self.block - 1
+            while index > 0 {
+                let other = Int(nextRandom() % UInt64(index + 1))
+                faulted.swapAt(index, other)
+                index -= 1
+            }
+            position = 0
+        }
+        defer { position += 1 }
+        return faulted[position]
+    }
+
+    /// SplitMix64 (Steele, Lea and Flood, "Fast splittable pseudorandom number generators", 2014): written out
+    /// here so the places never change with the standard library's generator.
+    private mutating func nextRandom() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var mixed = state
+        mixed = (mixed ^ (mixed >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        mixed = (mixed ^ (mixed >> 27)) &* 0x94D0_49BB_1331_11EB
+        return mixed ^ (mixed >> 31)
     }
 }

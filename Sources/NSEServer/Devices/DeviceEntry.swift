@@ -57,9 +57,13 @@ public struct DeviceEntry: Sendable, Codable, Equatable {
         public enum Kind: String, Sendable, Codable {
             /// nse's built-in extension: an SDK's helper (Firebase's by default), as `nse process --sdk` runs it.
             case builtin
+            /// The app's own extension: its source folder (`path`), built as `nse extension` builds it.
+            case folder
         }
 
         public var kind: Kind = .builtin
+        /// The extension target's folder (`folder`): its .swift files and Info.plist, as `nse extension` takes it.
+        public var path: String?
         /// Which SDK's helper: `auto` (from the payload's keys), `firebase`, `onesignal`... as `--sdk` takes.
         public var sdk: String = "auto"
 
@@ -72,6 +76,7 @@ public struct DeviceEntry: Sendable, Codable, Equatable {
             let container = try decoder.container(keyedBy: CodingKeys.self)
             kind = try container.decodeIfPresent(Kind.self, forKey: .kind) ?? .builtin
             sdk = try container.decodeIfPresent(String.self, forKey: .sdk) ?? "auto"
+            path = try container.decodeIfPresent(String.self, forKey: .path)
         }
     }
 
@@ -107,6 +112,11 @@ public struct DeviceEntry: Sendable, Codable, Equatable {
 
     public enum AppState: String, Sendable, Codable { case foreground, background, notRunning }
 
+    /// What the app's `userNotificationCenter(_:willPresent:withCompletionHandler:)` answers for a notification that
+    /// arrives while it is in the foreground (`UNNotificationPresentationOptions`). The emulator runs no app code, so
+    /// the device entry says it; none (the default) is what iOS does when the app does not implement the method.
+    public enum PresentationOption: String, Sendable, Codable { case banner, list, sound, badge }
+
     /// A name for people (the control API shows it).
     public var name: String
     public var platform: DevicePlatform = .ios
@@ -117,6 +127,14 @@ public struct DeviceEntry: Sendable, Codable, Equatable {
     public var `extension` = Extension()
     public var settings = Settings()
     public var appState: AppState = .background
+    public var foregroundPresentation: [PresentationOption] = []
+    /// The key the device was registered under, when its tokens changed since (an FCM token rotated): its history
+    /// and journal lines stay under it. Not part of the devices file.
+    var pinnedKey: String?
+
+    enum CodingKeys: String, CodingKey {
+        case name, platform, apns, fcm, bundleId, `extension`, settings, appState, foregroundPresentation
+    }
 
     public init(name: String, platform: DevicePlatform = .ios, apns: APNs? = nil, fcm: FCM? = nil, bundleId: String? = nil) {
         self.name = name
@@ -136,11 +154,53 @@ public struct DeviceEntry: Sendable, Codable, Equatable {
         `extension` = try container.decodeIfPresent(Extension.self, forKey: .extension) ?? Extension()
         settings = try container.decodeIfPresent(Settings.self, forKey: .settings) ?? Settings()
         appState = try container.decodeIfPresent(AppState.self, forKey: .appState) ?? .background
+        foregroundPresentation = try container.decodeIfPresent([PresentationOption].self, forKey: .foregroundPresentation) ?? []
     }
 
     /// The SDK selection the extension entry names, or nil when `sdk` is no value `--sdk` takes.
     var sdkSelection: SDKSelection? {
         SDKSelection(argument: `extension`.sdk).flatMap { $0 == .all ? nil : $0 }
+    }
+}
+
+extension DeviceEntry {
+    /// The rules one device must meet, in the devices file or added through the control API (`place` names it).
+    /// Tokens unique among devices are checked by the caller, which knows the others.
+    func check(place: String) throws(ServeSetupError) {
+        if apns == nil, fcm == nil {
+            throw ServeSetupError("\(place) has neither `apns` nor `fcm`: give it a token to be reached by.")
+        }
+        if let apns {
+            guard platform == .ios else {
+                throw ServeSetupError("\(place) is an Android device with an APNs token: only iPhones have one.")
+            }
+            guard APNsToken.isWellFormed(apns.token) else {
+                throw ServeSetupError("\(place): the APNs token \"\(apns.token)\" is not hexadecimal (an even number of 0-9, a-f digits, such as 64).")
+            }
+            guard bundleId != nil else {
+                throw ServeSetupError("\(place) has an APNs token but no `bundleId`: APNs delivers by the topic, which is the app's bundle ID.")
+            }
+        }
+        if let fcm {
+            guard !fcm.token.isEmpty, !fcm.project.isEmpty, fcm.token.utf8.count <= 4096 else {
+                throw ServeSetupError("\(place): `fcm.token` and `fcm.project` must not be empty (nor the token over 4096 bytes).")
+            }
+            guard fcm.topics.count <= FCMTopic.maxPerDevice else {
+                throw ServeSetupError("\(place) subscribes to \(fcm.topics.count) topics: FCM allows an app instance \(FCMTopic.maxPerDevice).")
+            }
+            if let topic = fcm.topics.first(where: { !FCMTopic.isValid($0) }) {
+                throw ServeSetupError("\(place): the topic \"\(topic)\" is not an FCM topic name (\(FCMTopic.rule)).")
+            }
+        }
+        if `extension`.kind == .folder {
+            var isFolder: ObjCBool = false
+            guard let path = `extension`.path, FileManager.default.fileExists(atPath: path, isDirectory: &isFolder), isFolder.boolValue else {
+                throw ServeSetupError("\(place): `extension.kind` is folder, so `extension.path` must name the extension's source folder (as `nse extension` takes it)\(`extension`.path.map { "; \($0) is not a folder" } ?? "").")
+            }
+        }
+        guard sdkSelection != nil else {
+            throw ServeSetupError("\(place): `extension.sdk` is \"\(`extension`.sdk)\"; give one of \(PushSDK.allCases.map(\.rawValue).joined(separator: ", ")) or auto.")
+        }
     }
 }
 
@@ -216,38 +276,17 @@ public struct DevicesFile: Sendable, Codable {
         var fcmTokens: Set<String> = []
         for (index, device) in devices.enumerated() {
             let place = "\(name): devices[\(index)] (\(device.name))"
-            if device.apns == nil, device.fcm == nil {
-                throw ServeSetupError("\(place) has neither `apns` nor `fcm`: give it a token to be reached by.")
+            try device.check(place: place)
+            if let apns = device.apns, !apnsTokens.insert(APNsToken.normalized(apns.token)).inserted {
+                throw ServeSetupError("\(place): the APNs token \(apns.token) is already another device's.")
             }
-            if let apns = device.apns {
-                guard device.platform == .ios else {
-                    throw ServeSetupError("\(place) is an Android device with an APNs token: only iPhones have one.")
-                }
-                guard APNsToken.isWellFormed(apns.token) else {
-                    throw ServeSetupError("\(place): the APNs token \"\(apns.token)\" is not hexadecimal (an even number of 0-9, a-f digits, such as 64).")
-                }
-                guard apnsTokens.insert(APNsToken.normalized(apns.token)).inserted else {
-                    throw ServeSetupError("\(place): the APNs token \(apns.token) is already another device's.")
-                }
-                guard device.bundleId != nil else {
-                    throw ServeSetupError("\(place) has an APNs token but no `bundleId`: APNs delivers by the topic, which is the app's bundle ID.")
-                }
-            }
-            if let fcm = device.fcm {
-                guard !fcm.token.isEmpty, !fcm.project.isEmpty else {
-                    throw ServeSetupError("\(place): `fcm.token` and `fcm.project` must not be empty.")
-                }
-                guard fcmTokens.insert(fcm.token).inserted else {
-                    throw ServeSetupError("\(place): the FCM token \(fcm.token) is already another device's.")
-                }
-            }
-            guard device.sdkSelection != nil else {
-                throw ServeSetupError("\(place): `extension.sdk` is \"\(device.extension.sdk)\"; give one of \(PushSDK.allCases.map(\.rawValue).joined(separator: ", ")) or auto.")
+            if let fcm = device.fcm, !fcmTokens.insert(fcm.token).inserted {
+                throw ServeSetupError("\(place): the FCM token \(fcm.token) is already another device's.")
             }
         }
     }
 
-    private static func describe(_ error: DecodingError) -> String {
+    static func describe(_ error: DecodingError) -> String {
         func path(_ context: DecodingError.Context) -> String {
             let keys = context.codingPath.map { $0.intValue.map { "[\($0)]" } ?? ".\($0.stringValue)" }.joined()
             return keys.isEmpty ? "the top level" : String(keys.drop { $0 == "." })

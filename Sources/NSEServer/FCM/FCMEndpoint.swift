@@ -52,25 +52,32 @@ struct FCMEndpoint: Sendable {
             return FCMError.invalidArgument("Request contains an invalid argument.", violations: [("message", "Not an FCM HTTP v1 message.")])
         }
 
-        // The targets: one registration token's device, or every device subscribed to the topic.
+        // The targets: one registration token's device, or every device the topic or condition reaches.
         var targets: [DeviceEntry] = []
+        var isTopicMessage = false
         if case .string(let token)? = message.fields["token"] {
             guard let device = await state.device(fcmToken: token) else {
+                // A token a rotation replaced is FCM's UNREGISTERED, not an unknown one.
+                if await state.isRetired(fcmToken: token) { return FCMError.unregistered() }
                 return FCMError.invalidArgument(
                     "The registration token is not a valid FCM registration token",
                     violations: [("message.token", "The registration token is not a valid FCM registration token")])
             }
             guard device.fcm?.project == project else { return FCMError.senderIDMismatch() }
-            // validate_only reports it too (firebase-admin-python's integration tests).
-            if await state.uninstalledAt(device) != nil { return FCMError.unregistered() }
+            // Uninstalled, or expired after inactivity; validate_only reports it too (firebase-admin-python's
+            // integration tests).
+            if await state.fcmTokenUnregistered(device) { return FCMError.unregistered() }
             targets = [device]
-        } else if case .string(let topic)? = message.fields["topic"] {
-            var subscribed: [DeviceEntry] = []
-            for device in await state.devices(fcmTopic: topic.hasPrefix("/topics/") ? String(topic.dropFirst(8)) : topic, project: project)
-            where await state.uninstalledAt(device) == nil {
-                subscribed.append(device)
+        } else {
+            switch FCMAudience.of(message) {
+            case nil:
+                break
+            case .failure(let violation):
+                return FCMError.invalidArgument("Request contains an invalid argument.", violations: [(violation.field, violation.description)])
+            case .success(let audience):
+                targets = await state.devices(project: project, audience: audience.matches)
+                isTopicMessage = true
             }
-            targets = subscribed
         }
 
         // FCM's own checks for every message; Apple's too when an iPhone is among the targets (the existing
@@ -83,7 +90,7 @@ struct FCMEndpoint: Sendable {
             }
         }
 
-        let name = "projects/\(project)/messages/\(Self.messageID())"
+        let name = "projects/\(project)/messages/\(isTopicMessage ? FCMAudience.messageID() : Self.messageID())"
         guard !validateOnly else { return .json(200, ["name": name]) }
         let record = Self.requestRecord(request, name: name)
         for device in targets {

@@ -1,9 +1,11 @@
+import struct Foundation.URL
 import NIOCore
 import NIOHTTP1
 import NIOHTTP2
 import NIOPosix
 import NIOSSL
 import NIOTLS
+import Synchronization
 
 /// One listening port that speaks HTTP/1.1 and HTTP/2 over plain TCP: a connection that opens with the HTTP/2
 /// preface (RFC 9113 section 3.4, "prior knowledge", what `curl --http2-prior-knowledge` and APNs clients
@@ -22,42 +24,80 @@ public final class HTTPServer: Sendable {
         self.port = port
     }
 
+    /// What a connection may hold, and for how long: the bounds that keep hostile or broken clients from holding
+    /// the server's sockets, memory or time (docs/serve.md, "Limits").
+    public struct Limits: Sendable {
+        /// Connections open at once on this port; one more is closed as soon as it is accepted.
+        public var maxConnections: Int
+        /// A connection that sends and receives nothing for this long, with no request waiting for its answer,
+        /// is closed.
+        public var idleTimeout: TimeAmount
+        /// A request must arrive whole (head and body) within this time of its first byte (HTTP/1.1) or of its
+        /// stream's opening (HTTP/2); else the connection (HTTP/1.1) or the stream (HTTP/2) is closed. A client
+        /// that trickles a byte now and then is never idle, so the idle timeout alone would not end it.
+        public var requestTimeout: TimeAmount
+
+        public init(maxConnections: Int = Limits.defaultMaxConnections, idleTimeout: TimeAmount = .minutes(5), requestTimeout: TimeAmount = .seconds(30)) {
+            self.maxConnections = maxConnections
+            self.idleTimeout = idleTimeout
+            self.requestTimeout = requestTimeout
+        }
+
+        /// 20,000 connections, or fewer when the open-file limit (raised to its hard limit at start,
+        /// `OpenFileLimit.raise()`) leaves less room: that limit less 256 descriptors for the journal, the
+        /// pipeline's files and downloads.
+        public static var defaultMaxConnections: Int {
+            max(1, min(20_000, OpenFileLimit.current - 256))
+        }
+    }
+
     /// Listens on `host`:`port` (0: a free port, read back from `port`). With `tls`, every connection is TLS and
     /// ALPN picks the protocol (h2, else HTTP/1.1); without, the first bytes do.
-    /// `idleTimeout`: a connection that sends and receives nothing for this long is closed, so idle and stalled
-    /// clients do not hold sockets for ever.
     public static func start(
-        host: String, port: Int, group: any EventLoopGroup, tls: NIOSSLContext? = nil, idleTimeout: TimeAmount = .minutes(5),
-        responder: any RequestResponder
+        host: String, port: Int, group: any EventLoopGroup, tls: NIOSSLContext? = nil, limits: Limits = Limits(),
+        responder: any RequestResponder, proxy: ProxyService? = nil
     ) async throws -> HTTPServer {
+        let open = ConnectionCount()
         let bootstrap = ServerBootstrap(group: group)
             .serverChannelOption(.backlog, value: 256)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
             .childChannelInitializer { channel in
-                channel.eventLoop.makeCompletedFuture {
+                // Over the limit: closed at once (the client reads the end of the stream), before any buffer is made.
+                guard open.claim(limit: limits.maxConnections) else {
+                    return channel.eventLoop.makeFailedFuture(ConnectionCount.TooMany())
+                }
+                channel.closeFuture.whenComplete { _ in open.release() }
+                return channel.eventLoop.makeCompletedFuture {
                     let pipeline = channel.pipeline.syncOperations
-                    try pipeline.addHandler(IdleStateHandler(allTimeout: idleTimeout))
+                    try pipeline.addHandler(IdleStateHandler(allTimeout: limits.idleTimeout))
                     let activity = ConnectionActivity()
                     try pipeline.addHandler(CloseWhenIdle(activity: activity))
                     guard let tls else {
-                        try pipeline.addHandler(ProtocolDetector(responder: responder, activity: activity))
+                        try pipeline.addHandler(ProtocolDetector(
+                            responder: responder, activity: activity, connection: ConnectionContext(), requestTimeout: limits.requestTimeout, proxy: proxy))
                         return
                     }
-                    try pipeline.addHandler(NIOSSLServerHandler(context: tls))
-                    try pipeline.addHandler(ApplicationProtocolNegotiationHandler { result, channel in
-                        channel.eventLoop.makeCompletedFuture {
-                            if case .negotiated("h2") = result {
-                                try ProtocolDetector.configureHTTP2(channel, responder: responder, activity: activity)
-                            } else {
-                                try ProtocolDetector.configureHTTP1(channel, responder: responder, activity: activity)
-                            }
-                        }
-                    })
+                    try ProtocolDetector.configureTLS(channel, context: tls, responder: responder, activity: activity, requestTimeout: limits.requestTimeout)
                 }
             }
         let channel = try await bootstrap.bind(host: host, port: port).get()
         return HTTPServer(channel: channel, port: channel.localAddress?.port ?? port)
+    }
+
+    /// A TLS server context offering ALPN `h2` then `http/1.1`, for a certificate and key in PEM. With
+    /// `clientCertificateCA`, a client may present a certificate that CA issued (APNs's certificate-based trust,
+    /// `POST /emulator/v1/client-certificates`); one that does not verify ends the handshake.
+    static func tlsContext(certificatePEM: String, keyPEM: String, clientCertificateCA: URL? = nil) throws -> NIOSSLContext {
+        var tls = TLSConfiguration.makeServerConfiguration(
+            certificateChain: [.certificate(try NIOSSLCertificate(bytes: Array(certificatePEM.utf8), format: .pem))],
+            privateKey: .privateKey(try NIOSSLPrivateKey(bytes: Array(keyPEM.utf8), format: .pem)))
+        tls.applicationProtocols = ["h2", "http/1.1"]
+        if let clientCertificateCA {
+            tls.certificateVerification = .optionalVerification
+            tls.trustRoots = .certificates([try NIOSSLCertificate(file: clientCertificateCA.path, format: .pem)])
+        }
+        return try NIOSSLContext(configuration: tls)
     }
 
     /// Stops listening; open connections end with the event loop group.
@@ -75,11 +115,17 @@ final class ProtocolDetector: ChannelInboundHandler, RemovableChannelHandler {
     private static let preface = Array("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".utf8)
     private let responder: any RequestResponder
     private let activity: ConnectionActivity
+    private let connection: ConnectionContext
+    private let requestTimeout: TimeAmount
+    private let proxy: ProxyService?
     private var buffered: ByteBuffer?
 
-    init(responder: any RequestResponder, activity: ConnectionActivity) {
+    init(responder: any RequestResponder, activity: ConnectionActivity, connection: ConnectionContext, requestTimeout: TimeAmount, proxy: ProxyService? = nil) {
         self.responder = responder
         self.activity = activity
+        self.connection = connection
+        self.requestTimeout = requestTimeout
+        self.proxy = proxy
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
@@ -95,9 +141,9 @@ final class ProtocolDetector: ChannelInboundHandler, RemovableChannelHandler {
         if matches, count < Self.preface.count { return }
         do {
             if matches {
-                try Self.configureHTTP2(context.channel, responder: responder, activity: activity)
+                try Self.configureHTTP2(context.channel, responder: responder, activity: activity, connection: connection, requestTimeout: requestTimeout)
             } else {
-                try Self.configureHTTP1(context.channel, responder: responder, activity: activity)
+                try Self.configureHTTP1(context.channel, responder: responder, activity: activity, connection: connection, requestTimeout: requestTimeout, proxy: proxy)
             }
         } catch {
             context.close(promise: nil)
@@ -108,12 +154,39 @@ final class ProtocolDetector: ChannelInboundHandler, RemovableChannelHandler {
         context.pipeline.syncOperations.removeHandler(context: context, promise: nil)
     }
 
-    static func configureHTTP1(_ channel: any Channel, responder: any RequestResponder, activity: ConnectionActivity) throws {
+    static func configureHTTP1(
+        _ channel: any Channel, responder: any RequestResponder, activity: ConnectionActivity, connection: ConnectionContext,
+        requestTimeout: TimeAmount, proxy: ProxyService? = nil
+    ) throws {
+        if let proxy {
+            return try proxy.configureHTTP1(channel, responder: responder, activity: activity, connection: connection, requestTimeout: requestTimeout)
+        }
+        // In front of the HTTP decoder: it sees a request's first bytes, before a head could be parsed.
+        try channel.pipeline.syncOperations.addHandler(RequestDeadline(activity: activity, timeout: requestTimeout))
         try channel.pipeline.syncOperations.configureHTTPServerPipeline(withErrorHandling: true)
-        try channel.pipeline.syncOperations.addHandler(RequestHandler(responder: responder, protocolName: "HTTP/1.1", activity: activity))
+        try channel.pipeline.syncOperations.addHandler(RequestHandler(responder: responder, protocolName: "HTTP/1.1", activity: activity, connection: connection))
     }
 
-    static func configureHTTP2(_ channel: any Channel, responder: any RequestResponder, activity: ConnectionActivity) throws {
+    /// TLS, then HTTP/2 when ALPN picks `h2`, else HTTP/1.1: the TLS port's connections and the proxy's
+    /// connections to a push host.
+    static func configureTLS(
+        _ channel: any Channel, context: NIOSSLContext, responder: any RequestResponder, activity: ConnectionActivity, requestTimeout: TimeAmount
+    ) throws {
+        try channel.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: context))
+        try channel.pipeline.syncOperations.addHandler(ApplicationProtocolNegotiationHandler { result, channel in
+            channel.eventLoop.makeCompletedFuture {
+                // The handshake is done: the client certificate, if one was presented, passed the CA.
+                let connection = ConnectionContext(clientCertificate: try? channel.pipeline.syncOperations.handler(type: NIOSSLServerHandler.self).peerCertificate?.toDERBytes())
+                if case .negotiated("h2") = result {
+                    try configureHTTP2(channel, responder: responder, activity: activity, connection: connection, requestTimeout: requestTimeout)
+                } else {
+                    try configureHTTP1(channel, responder: responder, activity: activity, connection: connection, requestTimeout: requestTimeout)
+                }
+            }
+        })
+    }
+
+    static func configureHTTP2(_ channel: any Channel, responder: any RequestResponder, activity: ConnectionActivity, connection context: ConnectionContext, requestTimeout: TimeAmount) throws {
         var connection = NIOHTTP2Handler.ConnectionConfiguration()
         connection.initialSettings = [
             // APNs allows 1000 concurrent streams per connection by default (its SETTINGS frame says so).
@@ -126,7 +199,7 @@ final class ProtocolDetector: ChannelInboundHandler, RemovableChannelHandler {
             stream.eventLoop.makeCompletedFuture {
                 try stream.pipeline.syncOperations.addHandlers([
                     HTTP2FramePayloadToHTTP1ServerCodec(),
-                    RequestHandler(responder: responder, protocolName: "HTTP/2", activity: activity),
+                    RequestHandler(responder: responder, protocolName: "HTTP/2", activity: activity, connection: context, streamTimeout: requestTimeout),
                 ])
             }
         }
@@ -138,6 +211,70 @@ final class ProtocolDetector: ChannelInboundHandler, RemovableChannelHandler {
 /// only when none is. Touched only on the connection's event loop, which its streams share.
 final class ConnectionActivity: @unchecked Sendable {
     var requestsInFlight = 0
+    /// HTTP/1.1: when the request being received must be whole; nil between requests.
+    var requestDeadline: Scheduled<Void>?
+
+    /// The request being received arrived whole: its deadline no longer applies.
+    func requestArrived() {
+        requestDeadline?.cancel()
+        requestDeadline = nil
+    }
+}
+
+/// The connections open on one port, counted so that one over the limit is refused.
+final class ConnectionCount: Sendable {
+    struct TooMany: Error {}
+
+    private let open = Atomic<Int>(0)
+
+    /// Counts a new connection; false (and not counted) when `limit` are open already.
+    func claim(limit: Int) -> Bool {
+        let (_, now) = open.add(1, ordering: .relaxed)
+        guard now > limit else { return true }
+        open.subtract(1, ordering: .relaxed)
+        return false
+    }
+
+    func release() {
+        open.subtract(1, ordering: .relaxed)
+    }
+}
+
+/// HTTP/1.1: from a request's first byte, gives it `timeout` to arrive whole (RequestHandler says when it has),
+/// then closes the connection. Bytes that trickle in slowly enough keep IdleStateHandler quiet for ever; this
+/// bounds a request's time whatever its pace.
+final class RequestDeadline: ChannelInboundHandler, RemovableChannelHandler {
+    typealias InboundIn = ByteBuffer
+    typealias InboundOut = ByteBuffer
+
+    private let activity: ConnectionActivity
+    private let timeout: TimeAmount
+
+    init(activity: ConnectionActivity, timeout: TimeAmount) {
+        self.activity = activity
+        self.timeout = timeout
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        if activity.requestDeadline == nil { arm(context) }
+        context.fireChannelRead(data)
+    }
+
+    func handlerRemoved(context: ChannelHandlerContext) {
+        activity.requestArrived()
+    }
+
+    private func arm(_ context: ChannelHandlerContext) {
+        activity.requestDeadline = context.eventLoop.assumeIsolated().scheduleTask(in: timeout) { [activity, self] in
+            activity.requestDeadline = nil
+            // Bytes of the next request that came while the server was still answering one: its time starts now.
+            if activity.requestsInFlight > 0 {
+                self.arm(context)
+            } else {
+                context.close(promise: nil)
+            }
+        }
+    }
 }
 
 /// Closes the connection when IdleStateHandler reports it idle and no request on it waits for its answer.
@@ -177,16 +314,33 @@ final class RequestHandler: ChannelInboundHandler {
     private let responder: any RequestResponder
     private let protocolName: String
     private let activity: ConnectionActivity
+    private let connection: ConnectionContext
+    /// HTTP/2: the stream's request must arrive whole within this time of the stream's opening.
+    private let streamTimeout: TimeAmount?
+    private var streamDeadline: Scheduled<Void>?
     private var head: HTTPRequestHead?
     private var body: [UInt8] = []
     private var tooLarge = false
     /// The streamed body being written on this connection or stream, told when it closes.
     private var stream: StreamWriter?
 
-    init(responder: any RequestResponder, protocolName: String, activity: ConnectionActivity) {
+    init(responder: any RequestResponder, protocolName: String, activity: ConnectionActivity, connection: ConnectionContext, streamTimeout: TimeAmount? = nil) {
         self.responder = responder
         self.protocolName = protocolName
         self.activity = activity
+        self.connection = connection
+        self.streamTimeout = streamTimeout
+    }
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        guard let streamTimeout else { return }
+        // Closing the stream channel resets the stream (RST_STREAM CANCEL); the connection and its other streams go on.
+        streamDeadline = context.eventLoop.assumeIsolated().scheduleTask(in: streamTimeout) { context.close(promise: nil) }
+    }
+
+    func handlerRemoved(context: ChannelHandlerContext) {
+        streamDeadline?.cancel()
+        streamDeadline = nil
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
@@ -204,12 +358,16 @@ final class RequestHandler: ChannelInboundHandler {
                 body.append(contentsOf: chunk.readableBytesView)
             }
         case .end:
+            streamDeadline?.cancel()
+            streamDeadline = nil
+            if streamTimeout == nil { activity.requestArrived() }
             guard let head else { return }
             self.head = nil
             var request = ServerRequest(
                 protocolName: protocolName, method: head.method.rawValue, target: head.uri,
                 headers: head.headers.map { (name: $0.name, value: $0.value) }, body: body)
             request.bodyTooLarge = tooLarge
+            request.connection = connection
             body = []
             let complete = request
             let keepAlive = head.isKeepAlive

@@ -59,12 +59,22 @@ struct LocalCA {
 
     /// A server certificate (valid 397 days, the most browsers accept) and its key, both PEM.
     func issueServerCertificate() throws(ServeSetupError) -> (certificate: String, key: String) {
+        var names = Self.dnsNames.map { GeneralName.dnsName($0) }
+        names.append(.ipAddress(ASN1OctetString(contentBytes: [127, 0, 0, 1])))
+        return try issueLeaf(commonName: "nse serve", names: names)
+    }
+
+    /// A certificate for one host alone, as the real host's would be: what `--proxy` shows a client that
+    /// CONNECTs to a push host.
+    func issueHostCertificate(for host: String) throws(ServeSetupError) -> (certificate: String, key: String) {
+        try issueLeaf(commonName: host, names: [.dnsName(host)])
+    }
+
+    private func issueLeaf(commonName: String, names: [GeneralName]) throws(ServeSetupError) -> (certificate: String, key: String) {
         do {
             let key = P256.Signing.PrivateKey()
-            let subject = try DistinguishedName { CommonName("nse serve") }
+            let subject = try DistinguishedName { CommonName(commonName) }
             let now = Date()
-            var names = Self.dnsNames.map { GeneralName.dnsName($0) }
-            names.append(.ipAddress(ASN1OctetString(contentBytes: [127, 0, 0, 1])))
             let certificate = try Certificate(
                 version: .v3, serialNumber: Certificate.SerialNumber(), publicKey: Certificate.PublicKey(key.publicKey),
                 notValidBefore: now - 3600, notValidAfter: now + 397 * 86400, issuer: self.certificate.subject, subject: subject,
@@ -80,5 +90,47 @@ struct LocalCA {
         } catch {
             throw ServeSetupError("Cannot sign the server certificate: \(error).")
         }
+    }
+
+    /// The subject attribute Apple's push certificates name their app by: `UID` (OID 0.9.2342.19200300.100.1.1),
+    /// the bundle ID, beside the common name "Apple Push Services: <bundle ID>".
+    static let userID: ASN1ObjectIdentifier = [0, 9, 2342, 19_200_300, 100, 1, 1]
+    static let clientCertificateFolder = "client-certificates"
+
+    /// A client certificate for APNs's certificate-based trust, for `topic` (valid a year), and its key, both PEM:
+    /// a TLS connection that presents it may send to that topic without a provider token.
+    func issueClientCertificate(topic: String) throws(ServeSetupError) -> (certificate: String, key: String) {
+        do {
+            let key = P256.Signing.PrivateKey()
+            let subject = DistinguishedName([
+                RelativeDistinguishedName(RelativeDistinguishedName.Attribute(type: Self.userID, utf8String: topic)),
+                RelativeDistinguishedName(RelativeDistinguishedName.Attribute(type: .RDNAttributeType.commonName, utf8String: "Apple Push Services: \(topic)")),
+            ])
+            let now = Date()
+            let certificate = try Certificate(
+                version: .v3, serialNumber: Certificate.SerialNumber(), publicKey: Certificate.PublicKey(key.publicKey),
+                notValidBefore: now - 3600, notValidAfter: now + 365 * 86400, issuer: self.certificate.subject, subject: subject,
+                signatureAlgorithm: .ecdsaWithSHA256,
+                extensions: try Certificate.Extensions {
+                    Critical(BasicConstraints.notCertificateAuthority)
+                    Critical(KeyUsage(digitalSignature: true))
+                    try ExtendedKeyUsage([.clientAuth])
+                },
+                issuerPrivateKey: Certificate.PrivateKey(self.key))
+            return (try certificate.serializeAsPEM().pemString, key.pemRepresentation)
+        } catch {
+            throw ServeSetupError("Cannot sign the client certificate: \(error).")
+        }
+    }
+
+    /// The APNs topic a client certificate (DER) is for: its subject's UID; nil when it has none.
+    static func topic(ofClientCertificate der: [UInt8]) -> String? {
+        guard let certificate = try? Certificate(derEncoded: der) else { return nil }
+        for name in certificate.subject {
+            for attribute in name where attribute.type == userID {
+                if let topic = String(attribute.value), !topic.isEmpty { return topic }
+            }
+        }
+        return nil
     }
 }

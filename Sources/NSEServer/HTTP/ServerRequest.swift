@@ -13,6 +13,9 @@ public struct ServerRequest: Sendable {
     public var body: [UInt8]
     /// The body was longer than the server reads (`HTTPServer.maxBodyBytes`): `body` is empty.
     public var bodyTooLarge = false
+    /// The connection the request came on (its client certificate, the provider token it uses); nil for a
+    /// request made in-process.
+    var connection: ConnectionContext?
 
     public init(protocolName: String, method: String, target: String, headers: [(name: String, value: String)], body: [UInt8]) {
         self.protocolName = protocolName

@@ -22,9 +22,14 @@ public struct PhonePipeline: Sendable {
     }
 
     let defaults: Defaults
+    /// The apps' own extensions, built once each.
+    let appExtensions: AppExtensions
 
-    public init(defaults: Defaults) {
+    /// `extensionCache`: where apps' own extensions are built (`nse extension`'s cache: NSE_CACHE_DIR, else
+    /// ~/.cache/nse, when nil).
+    public init(defaults: Defaults, extensionCache: URL? = nil) {
         self.defaults = defaults
+        appExtensions = AppExtensions(cacheRoot: extensionCache ?? ExtensionPackage.defaultCacheRoot())
     }
 
     /// The push iOS receives from an APNs request: its apns-* headers and its body, read as `nse process` reads an
@@ -32,11 +37,17 @@ public struct PhonePipeline: Sendable {
     /// finding a payload file with that content gets.
     static func apnsPush(headers: [String: String], body: [UInt8]) -> Result<ReceivedPush, InputError> {
         let payload = Data(body)
+        // The usual body, a bare APNs payload, is parsed once and given the request's headers: the push an envelope
+        // of it gives (the payload's size measured on the same bytes).
+        if let bare = try? PushReader.parse(payload), bare.kind == .apns, !bare.isEnvelope, bare.fcmMessage == nil {
+            return .success(ReceivedPush(
+                kind: .apns, userInfo: bare.userInfo, payloadBytes: bare.payloadBytes, diagnostics: bare.diagnostics,
+                headers: headers.mapValues { JSONValue.string($0) }, isEnvelope: true))
+        }
+        // Any other body (not an object, an FCM message, keys an envelope or simctl file has): read inside an
+        // envelope, so it gets the findings that file would.
         do {
-            guard case .object = try JSONValue.parse(payload) else {
-                // Not an object: PushReader says so as for a file.
-                return Self.read(payload)
-            }
+            guard case .object = try JSONValue.parse(payload) else { return Self.read(payload) }
         } catch {
             return Self.read(payload)
         }
@@ -71,11 +82,14 @@ public struct PhonePipeline: Sendable {
     /// Runs `push` through `device`'s phone as `nse process` does, saving attachments in `attachments`.
     /// The result is `nse process --format json`'s object for the push.
     func deliver(_ push: ReceivedPush, to device: DeviceEntry, input: String, attachments: URL?) async -> ProcessResult {
-        var emulator = Emulator(
-            profile: defaults.profile, changes: defaults.changes, hostMapping: defaults.hostMapping,
+        if device.extension.kind == .folder, let path = device.extension.path {
+            return await appExtensions.deliver(push, path: path, defaults: defaults, platform: device.platform, attachments: attachments, input: input)
+        }
+        var pipeline = Pipeline(
+            device: defaults.profile, changes: defaults.changes, hostMapping: defaults.hostMapping,
             sdk: device.sdkSelection ?? .auto)
-        emulator.platform = device.platform == .ios ? .ios : .android
-        return await emulator.process(push, input: input, attachmentDirectory: attachments)
+        pipeline.platform = device.platform == .ios ? .ios : .android
+        return await pipeline.run(push, input: input, attachmentDirectory: attachments)
     }
 
     /// The result as `nse process --format json` prints it (the same encoding), on one line.

@@ -104,9 +104,23 @@ actor ServeState {
     /// What the start read back from the journal: the pushes without a delivery, and the lines it could not read.
     private let replayed: (pending: [Int], skipped: Int)
 
-    /// Reads the data folder's journal back (see `replay()`), rebuilding the index, then opens it for appends.
-    init(devices: [DeviceEntry], dataDirectory: URL) throws(ServeSetupError) {
+    let clock: EmulatorClock
+    /// FCM registration tokens replaced by a rotation, and the key of the device they were: FCM answers them
+    /// UNREGISTERED.
+    private var retiredFCMTokens: [String: String] = [:]
+    /// When each device was last seen active (by key); a device not in it has been since `activeSince`.
+    private var lastActive: [String: Date] = [:]
+    private var activeSince: Date
+    /// How long an FCM token may stay inactive before FCM expires it; nil: never.
+    let fcmTokenExpiry: TimeInterval?
+
+    /// Reads the data folder's journal back (see `replay()`), rebuilding the index and the devices' changes, then
+    /// opens it for appends.
+    init(devices: [DeviceEntry], dataDirectory: URL, clock: EmulatorClock = EmulatorClock(base: { Date() }), fcmTokenExpiry: TimeInterval? = nil) throws(ServeSetupError) {
         self.dataDirectory = dataDirectory
+        self.clock = clock
+        self.fcmTokenExpiry = fcmTokenExpiry
+        activeSince = clock.now()
         let index = try HistoryIndex(directory: dataDirectory, firstSeq: 1)
         var loaded = Loaded(devices: devices)
         let url = dataDirectory.appendingPathComponent(Journal.fileName)
@@ -118,6 +132,7 @@ actor ServeState {
         if fileEnd > validEnd { loaded.skipped += 1 }
         self.devices = loaded.devices
         uninstalled = loaded.uninstalled
+        retiredFCMTokens = loaded.retiredFCMTokens
         newest = loaded.newest
         nextSeq = loaded.nextSeq
         self.index = index
@@ -131,8 +146,11 @@ actor ServeState {
 
     /// What the journal's lines add up to, read in order at start.
     private struct Loaded {
+        /// The devices file's; a clear line brings them back as the file gives them.
+        let fileDevices: [DeviceEntry]
         var devices: [DeviceEntry]
         var uninstalled: [String: Int64] = [:]
+        var retiredFCMTokens: [String: String] = [:]
         var newest: [String: Int] = [:]
         var nextSeq = 1
         var base: Int64 = 0
@@ -142,6 +160,7 @@ actor ServeState {
         var deviceOfPending: [Int: String] = [:]
 
         init(devices: [DeviceEntry]) {
+            fileDevices = devices
             self.devices = devices
         }
 
@@ -197,12 +216,28 @@ actor ServeState {
                 base = (object["base"] as? NSNumber)?.int64Value ?? 0
                 nextSeq = max(nextSeq, (object["nextSeq"] as? NSNumber)?.intValue ?? 1)
                 index.reset(firstSeq: nextSeq)
-                (newest, pending, deviceOfPending, uninstalled) = ([:], [], [:], [:])
+                // A clear forgets every change to the devices too (`ServeState.clear`).
+                (newest, pending, deviceOfPending, uninstalled, retiredFCMTokens) = ([:], [], [:], [:], [:])
+                devices = fileDevices
             case "device":
                 guard let described = object["device"], let data = try? JSONSerialization.data(withJSONObject: described),
-                      let device = try? JSONDecoder().decode(DeviceEntry.self, from: data),
-                      !devices.contains(where: { ServeState.key(of: $0) == ServeState.key(of: device) }) else { return }
+                      var device = try? JSONDecoder().decode(DeviceEntry.self, from: data) else { return }
+                // A line with `key` is a control API change (added, changed, topics, a rotation): it replaces the
+                // device of that key, or adds one. Without: a device `--accept-any-token` registered.
+                if let key = object["key"] as? String {
+                    if key != ServeState.key(of: device) { device.pinnedKey = key }
+                    if let retired = object["retiredToken"] as? String { retiredFCMTokens[retired] = key }
+                    if let found = devices.firstIndex(where: { ServeState.key(of: $0) == key }) {
+                        devices[found] = device
+                        return
+                    }
+                }
+                guard !devices.contains(where: { ServeState.key(of: $0) == ServeState.key(of: device) }) else { return }
                 devices.append(device)
+            case "remove":
+                guard let key = object["device"] as? String else { return }
+                devices.removeAll { ServeState.key(of: $0) == key }
+                uninstalled[key] = nil
             case "uninstall":
                 guard let key = object["device"] as? String, let at = (object["at"] as? NSNumber)?.int64Value else { return }
                 uninstalled[key] = at
@@ -212,9 +247,10 @@ actor ServeState {
         }
     }
 
-    /// A device's stable key in the control API: its APNs token (lowercase), else its FCM token.
+    /// A device's stable key in the control API: its APNs token (lowercase), else its FCM token, as it was when
+    /// the device was registered (a rotated FCM token does not move its history).
     static func key(of device: DeviceEntry) -> String {
-        device.apns.map { APNsToken.normalized($0.token) } ?? device.fcm?.token ?? device.name
+        device.pinnedKey ?? device.apns.map { APNsToken.normalized($0.token) } ?? device.fcm?.token ?? device.name
     }
 
     func device(apnsToken: String) -> DeviceEntry? {
@@ -226,8 +262,39 @@ actor ServeState {
         devices.first { $0.fcm?.token == fcmToken }
     }
 
-    func devices(fcmTopic: String, project: String) -> [DeviceEntry] {
-        devices.filter { $0.fcm?.project == project && $0.fcm?.topics.contains(fcmTopic) == true }
+    /// The project's devices whose subscriptions `audience` accepts (a topic's or a condition's), skipping those
+    /// FCM would not deliver to (uninstalled, or the token expired).
+    func devices(project: String, audience: @Sendable (Set<String>) -> Bool) -> [DeviceEntry] {
+        devices.filter { device in
+            guard let fcm = device.fcm, fcm.project == project, audience(Set(fcm.topics)) else { return false }
+            return !fcmTokenUnregistered(device)
+        }
+    }
+
+    /// The FCM token was this device's until a rotation replaced it.
+    func isRetired(fcmToken: String) -> Bool {
+        retiredFCMTokens[fcmToken] != nil
+    }
+
+    /// FCM answers the device's token UNREGISTERED: the app was uninstalled, or the token was inactive longer than
+    /// FCM keeps tokens.
+    func fcmTokenUnregistered(_ device: DeviceEntry) -> Bool {
+        uninstalled[Self.key(of: device)] != nil || isExpired(Self.key(of: device))
+    }
+
+    private func isExpired(_ key: String) -> Bool {
+        guard let fcmTokenExpiry else { return false }
+        return clock.now().timeIntervalSince(lastActive[key] ?? activeSince) > fcmTokenExpiry
+    }
+
+    /// When the device was last active (the inactivity FCM's token expiry counts from).
+    func lastActiveAt(_ device: DeviceEntry) -> Date {
+        lastActive[Self.key(of: device)] ?? activeSince
+    }
+
+    /// The device is active now, unless its FCM token already expired (FCM does not revive an expired token).
+    private func touch(_ key: String) {
+        if !isExpired(key) { lastActive[key] = clock.now() }
     }
 
     /// The device with this key, APNs token (any case) or FCM token.
@@ -354,8 +421,9 @@ actor ServeState {
         return found
     }
 
-    /// Forgets every push and the devices `--accept-any-token` registered; the devices file's stay. Numbering
-    /// goes on (the clear line says from where), so an events client's `Last-Event-ID` stays meaningful.
+    /// Forgets every push, every change to the devices and the devices `--accept-any-token` registered or the
+    /// control API added; the devices file's stay as the file gives them. The clock is the configured one again.
+    /// Numbering goes on (the clear line says from where), so an events client's `Last-Event-ID` stays meaningful.
     func clear(fileDevices: [DeviceEntry]) async throws(ServeSetupError) {
         let next = nextSeq
         try await journal.clear { base in Self.encode(["type": "clear", "base": base, "nextSeq": next]) }
@@ -364,6 +432,10 @@ actor ServeState {
         pendingCount = [:]
         uninstalled = [:]
         devices = fileDevices
+        retiredFCMTokens = [:]
+        lastActive = [:]
+        clock.reset()
+        activeSince = clock.now()
         generation += 1
         wakeWaiters()
     }
@@ -442,8 +514,140 @@ actor ServeState {
         return record
     }
 
-    /// A JSON string literal.
+    /// A JSON string literal (RFC 8259 section 7: `"` and `\` escaped, control characters as `\n`... or
+    /// `\u00XX`, every other character as its UTF-8 bytes). Written by hand: a JSONEncoder per string, twenty
+    /// strings a push, cost more than the rest of journaling it.
     static func quoted(_ text: String) -> Data {
-        JSONValue.string(text).compactData()
+        var literal: [UInt8] = []
+        literal.reserveCapacity(text.utf8.count + 2)
+        literal.append(0x22)
+        for byte in text.utf8 {
+            switch byte {
+            case 0x22, 0x5C: literal.append(0x5C); literal.append(byte)
+            case 0x0A: literal.append(0x5C); literal.append(0x6E)
+            case 0x0D: literal.append(0x5C); literal.append(0x72)
+            case 0x09: literal.append(0x5C); literal.append(0x74)
+            case 0x00..<0x20:
+                literal.append(contentsOf: [0x5C, 0x75, 0x30, 0x30, Self.hexDigits[Int(byte >> 4)], Self.hexDigits[Int(byte & 0x0F)]])
+            default: literal.append(byte)
+            }
+        }
+        literal.append(0x22)
+        return Data(literal)
+    }
+
+    private static let hexDigits = Array("0123456789abcdef".utf8)
+}
+
+/// Why the control API could not change the devices: the status it answers and a message for the user.
+struct DeviceChangeError: Error, Sendable {
+    var status: Int
+    var message: String
+}
+
+/// The control API's changes to the devices: each is journaled before it applies, so a restart keeps it, and a
+/// clear undoes it (the devices file's devices come back as the file gives them).
+extension ServeState {
+    /// The most devices the control API adds up to: memory stays bounded whatever a client sends.
+    static let maxDevices = 100_000
+
+    /// Adds a device; its tokens must be no other device's, nor a token a rotation retired.
+    func add(_ device: DeviceEntry) async throws(DeviceChangeError) -> DeviceEntry {
+        let key = Self.key(of: device)
+        guard devices.count < Self.maxDevices else {
+            throw DeviceChangeError(status: 400, message: "The emulator holds at most \(Self.maxDevices) devices; remove some first.")
+        }
+        if let apns = device.apns, self.device(apnsToken: apns.token) != nil {
+            throw DeviceChangeError(status: 409, message: "The APNs token \(apns.token) is already another device's.")
+        }
+        if let fcm = device.fcm, self.device(fcmToken: fcm.token) != nil || isRetired(fcmToken: fcm.token) {
+            throw DeviceChangeError(status: 409, message: "The FCM token \(fcm.token) is already another device's, or was one.")
+        }
+        if devices.contains(where: { Self.key(of: $0) == key }) {
+            throw DeviceChangeError(status: 409, message: "A device already has the key \(key).")
+        }
+        try await journalDevice(device, key: key)
+        devices.append(device)
+        lastActive[key] = clock.now()
+        uninstalled[key] = nil
+        return device
+    }
+
+    /// Replaces the device of `key` with `change(device)`; its tokens stay (a rotation changes the FCM token).
+    func update(key: String, _ change: @Sendable (DeviceEntry) throws(DeviceChangeError) -> DeviceEntry) async throws(DeviceChangeError) -> DeviceEntry {
+        guard let index = devices.firstIndex(where: { Self.key(of: $0) == key }) else {
+            throw DeviceChangeError(status: 404, message: "No device has the token \(key).")
+        }
+        var changed = try change(devices[index])
+        changed.pinnedKey = devices[index].pinnedKey
+        try await journalDevice(changed, key: key)
+        // The journal write let other calls in: the device is found again by its key.
+        if let again = devices.firstIndex(where: { Self.key(of: $0) == key }) { devices[again] = changed }
+        touch(key)
+        return changed
+    }
+
+    /// Gives the device a new FCM registration token (`newToken`, or one made up); the old one is UNREGISTERED
+    /// from now on. The device keeps its key, so its history stays where it was.
+    func rotateFCMToken(key: String, to newToken: String?) async throws(DeviceChangeError) -> (device: DeviceEntry, old: String) {
+        guard let index = devices.firstIndex(where: { Self.key(of: $0) == key }) else {
+            throw DeviceChangeError(status: 404, message: "No device has the token \(key).")
+        }
+        guard let old = devices[index].fcm?.token else {
+            throw DeviceChangeError(status: 400, message: "The device has no FCM token to rotate.")
+        }
+        let token = newToken ?? Self.madeUpFCMToken()
+        guard !token.isEmpty, token.utf8.count <= 4096, !token.contains(where: \.isWhitespace) else {
+            throw DeviceChangeError(status: 400, message: "An FCM token is 1 to 4096 characters without spaces.")
+        }
+        if device(fcmToken: token) != nil || isRetired(fcmToken: token) {
+            throw DeviceChangeError(status: 409, message: "The FCM token \(token) is already another device's, or was one.")
+        }
+        var rotated = devices[index]
+        rotated.fcm?.token = token
+        rotated.pinnedKey = key == Self.key(of: rotated) ? nil : key
+        try await journalDevice(rotated, key: key, retiredToken: old)
+        if let again = devices.firstIndex(where: { Self.key(of: $0) == key }) { devices[again] = rotated }
+        retiredFCMTokens[old] = key
+        // A new token is a fresh one: its inactivity counts from now.
+        lastActive[key] = clock.now()
+        return (rotated, old)
+    }
+
+    /// Removes the device: its tokens are unknown from now on. Its pushes stay in the journal until a clear.
+    func remove(key: String) async throws(DeviceChangeError) -> DeviceEntry {
+        guard let device = devices.first(where: { Self.key(of: $0) == key }) else {
+            throw DeviceChangeError(status: 404, message: "No device has the token \(key).")
+        }
+        do {
+            try await journal.append(Self.encode(["type": "remove", "device": key]))
+        } catch {
+            throw DeviceChangeError(status: 500, message: error.description)
+        }
+        devices.removeAll { Self.key(of: $0) == key }
+        uninstalled[key] = nil
+        lastActive[key] = nil
+        return device
+    }
+
+    private func journalDevice(_ device: DeviceEntry, key: String, retiredToken: String? = nil) async throws(DeviceChangeError) {
+        let encoded = (try? JSONEncoder().encode(device)) ?? Data()
+        var line: [String: Any] = ["type": "device", "key": key, "device": (try? JSONSerialization.jsonObject(with: encoded)) ?? [:]]
+        if let retiredToken { line["retiredToken"] = retiredToken }
+        do {
+            try await journal.append(Self.encode(line))
+        } catch {
+            throw DeviceChangeError(status: 500, message: error.description)
+        }
+    }
+
+    /// A token in the form the Firebase SDKs report: an installation ID, `:APA91b`, then more random characters.
+    static func madeUpFCMToken() -> String {
+        let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_")
+        var generator = SystemRandomNumberGenerator()
+        func random(_ count: Int) -> String {
+            String((0..<count).map { _ in alphabet[Int.random(in: 0..<alphabet.count, using: &generator)] })
+        }
+        return random(22) + ":APA91b" + random(134)
     }
 }

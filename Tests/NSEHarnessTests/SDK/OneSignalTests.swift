@@ -260,10 +260,10 @@ struct OneSignalTests {
     @Test func theCommandLinesBuiltInRunsOneSignalsHelperWhenThePayloadIsOneSignals() async throws {
         let server = try LoopbackHTTPServer { _ in .ok(Self.png, contentType: "image/png") }
         defer { server.stop() }
-        let emulator = Emulator(changes: ContentChanges(titleSuffix: " [modified]"), hostMapping: MediaHostMapping(origin: URL(string: server.baseURL)!))
+        let pipeline = Pipeline(changes: ContentChanges(titleSuffix: " [modified]"), hostMapping: MediaHostMapping(origin: URL(string: server.baseURL)!))
         let push = try PushReader.parse(Data(Self.payload(att: #"{"id": "https://cdn.example.com/1.png"}"#).utf8), fileExtension: "json")
 
-        let result = await emulator.process(push, input: "onesignal.json")
+        let result = await pipeline.run(push, input: "onesignal.json")
 
         #expect(result.helper?.sdk == .onesignal)
         #expect(result.helper?.selection == .detected)

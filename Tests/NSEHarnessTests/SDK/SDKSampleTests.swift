@@ -44,9 +44,9 @@ struct SDKSampleTests {
         var profile = DeviceProfile()
         profile.timeBudget = expected.budget
         let runner = HarnessRunner(expiryGrace: expected.expiryGrace ?? .seconds(1), memoryMeasurement: .off) { BuiltInExtensions.make(sdk, changes: ContentChanges()) ?? UNNotificationServiceExtension() }
-        let emulator = Emulator(profile: profile, extensionRunner: runner, hostMapping: MediaHostMapping(origin: URL(string: server.baseURL)!))
+        let pipeline = Pipeline(device: profile, extensionRunner: runner, hostMapping: MediaHostMapping(origin: URL(string: server.baseURL)!))
 
-        let result = await emulator.process(file: Self.root.appendingPathComponent("sdks/\(sdk.rawValue)/\(name)"))
+        let result = await pipeline.run(file: Self.root.appendingPathComponent("sdks/\(sdk.rawValue)/\(name)"))
 
         #expect(result.outcome == expected.outcome, "\(result.diagnostics)")
         #expect(result.imageShown == expected.imageShown)

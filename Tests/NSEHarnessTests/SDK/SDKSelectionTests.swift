@@ -13,7 +13,7 @@ struct SDKSelectionTests {
     @Test func anExplicitSDKRunsWhateverTheKeys() async throws {
         let payload = #"{"aps": {"alert": {"title": "Sale"}, "mutable-content": 1}, "fcm_options": {"image": "https://cdn.example.com/a.jpg"}}"#
 
-        let result = await Emulator(sdk: .only(.onesignal)).process(try push(payload), input: "push.json")
+        let result = await Pipeline(sdk: .only(.onesignal)).run(try push(payload), input: "push.json")
 
         #expect(result.helper == HelperChoice(sdk: .onesignal, selection: .explicit, reason: "--sdk onesignal", matched: [.firebase]))
         // OneSignal's helper reads no `fcm_options`: nothing is downloaded.

@@ -66,8 +66,8 @@ struct SDKTestBench {
         let runner = HarnessRunner(expiryGrace: expiryGrace, memoryMeasurement: .off, changesContent: !changes.isEmpty) {
             BuiltInExtensions.make(sdk, changes: changes) ?? UNNotificationServiceExtension()
         }
-        let emulator = Emulator(profile: profile, extensionRunner: runner, hostMapping: MediaHostMapping(origin: URL(string: origin)!))
-        return await emulator.process(try PushReader.parse(Data(payload.utf8)), input: "payload")
+        let pipeline = Pipeline(device: profile, extensionRunner: runner, hostMapping: MediaHostMapping(origin: URL(string: origin)!))
+        return await pipeline.run(try PushReader.parse(Data(payload.utf8)), input: "payload")
     }
 
     /// An alert push with `mutable-content` and the SDK's own keys (JSON members, without the outer braces).

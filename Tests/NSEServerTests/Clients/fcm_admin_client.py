@@ -1,6 +1,6 @@
 """firebase-admin (Google's own Python Admin SDK) sending to `nse serve`, for NSEServerTests.
 
-Usage: fcm_admin_client.py PORT PROJECT SCENARIO TOKEN...
+Usage: fcm_admin_client.py PORT PROJECT SCENARIO TOKEN...  (for the topic and condition scenarios: the topic or condition)
 Prints one JSON object: what the SDK returned or raised, so the Swift test can check it.
 The SDK has no setting for its FCM host (device-behaviour.md section 8): the test points its class attribute at the
 emulator, and the service account's token_uri at the emulator's /token, which google-auth then calls itself.
@@ -48,6 +48,12 @@ def main():
             result["name"] = messaging.send(message(tokens[0]), dry_run=True, app=app)
         elif scenario == "reserved_data_key":
             result["name"] = messaging.send(message(tokens[0], data={"from": "shop"}), app=app)
+        elif scenario == "topic":
+            result["name"] = messaging.send(messaging.Message(
+                topic=tokens[0], notification=messaging.Notification(title="To a topic")), app=app)
+        elif scenario == "condition":
+            result["name"] = messaging.send(messaging.Message(
+                condition=tokens[0], notification=messaging.Notification(title="To a condition")), app=app)
         elif scenario == "send_each":
             batch = messaging.send_each([message(token) for token in tokens], app=app)
             result["success_count"] = batch.success_count

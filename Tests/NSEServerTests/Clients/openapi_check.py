@@ -166,6 +166,12 @@ def main():
     check.request("setFault", "/emulator/v1/faults", json={"service": "apns", "status": 503, "count": 1}, expect=200)
     check.request("apnsSend", f"/3/device/{apns_token}", headers=apns_headers, content=payload, expect=503)
     check.request("setFault", "/emulator/v1/faults", json={"service": "apns", "status": 418, "count": 1}, expect=400)
+    # A share: every request of each block of 100 with a fixed seed, then half with a seed drawn (said in the answer).
+    check.request("setFault", "/emulator/v1/faults", json={"service": "fcm", "status": 500, "percent": 100, "seed": 7}, expect=200)
+    check.request("fcmSend", send, headers=bearer, json={"message": {"token": fcm_token}}, expect=500)
+    check.request("setFault", "/emulator/v1/faults", json={"service": "apns", "status": 503, "percent": 50}, expect=200)
+    check.request("setFault", "/emulator/v1/faults", json={"service": "apns", "status": 429, "count": 1, "percent": 5}, expect=400)
+    check.request("setFault", "/emulator/v1/faults", json={"service": "apns", "status": 429, "count": 1, "seed": 5}, expect=400)
     check.request("clearFaults", "/emulator/v1/faults", method="DELETE", expect=204)
 
     # The control API: devices, notifications (settled, then pending and delivered both validate), messages.
@@ -209,6 +215,39 @@ def main():
     check.request("streamEvents", "/emulator/v1/events?device=nobody", expect=404)
     check.request("streamEvents", "/emulator/v1/events", headers={"last-event-id": "yesterday"}, expect=400)
 
+    # Devices through the control API: added, changed, subscribed and unsubscribed, its FCM token rotated (the old
+    # one is UNREGISTERED), removed; the emulator's clock; a client certificate.
+    added_apns = "c" * 64
+    added_fcm = "openapi-added:APA91bHexample"
+    devices = "/emulator/v1/devices"
+    added = {"name": "Added iPhone", "platform": "ios", "apns": {"token": added_apns, "environment": "development"},
+             "fcm": {"token": added_fcm, "project": project}, "bundleId": topic}
+    check.request("addDevice", devices, json=added, expect=201)
+    check.request("addDevice", devices, json=added, expect=409)
+    check.request("addDevice", devices, json={"name": "Nobody"}, expect=400)
+    check.request("changeDevice", f"{devices}/{added_apns}", method="PATCH", expect=200,
+                  json={"settings": {"sound": False}, "appState": "foreground", "foregroundPresentation": ["banner"]})
+    check.request("changeDevice", f"{devices}/{added_apns}", method="PATCH", json={"apns": {"token": "00"}}, expect=400)
+    check.request("changeDevice", f"{devices}/nobody", method="PATCH", json={"appState": "background"}, expect=404)
+    check.request("subscribeTopic", f"{devices}/{added_fcm}/topics/news", expect=200)
+    check.request("subscribeTopic", f"{devices}/{added_apns}/topics/bad%20topic", expect=400)
+    check.request("subscribeTopic", f"{devices}/nobody/topics/news", expect=404)
+    check.request("unsubscribeTopic", f"{devices}/{added_apns}/topics/news", expect=200)
+    check.request("unsubscribeTopic", f"{devices}/nobody/topics/news", expect=404)
+    check.request("rotateFCMToken", f"{devices}/{added_apns}/rotate-fcm-token", expect=200)
+    check.request("rotateFCMToken", f"{devices}/{added_apns}/rotate-fcm-token", json={"token": fcm_token}, expect=409)
+    check.request("rotateFCMToken", f"{devices}/{added_apns}/rotate-fcm-token", json={"token": 3}, expect=400)
+    check.request("rotateFCMToken", f"{devices}/nobody/rotate-fcm-token", expect=404)
+    check.request("fcmSend", send, headers=bearer, json={"message": {"token": added_fcm, "notification": {"title": "Hi"}}}, expect=404)
+    check.request("removeDevice", f"{devices}/{added_apns}", method="DELETE", expect=200)
+    check.request("removeDevice", f"{devices}/{added_apns}", method="DELETE", expect=404)
+    check.request("getClock", "/emulator/v1/clock", expect=200)
+    check.request("setClock", "/emulator/v1/clock", json={"advance": 3600}, expect=200)
+    check.request("setClock", "/emulator/v1/clock", json={"now": int(time.time() * 1000)}, expect=200)
+    check.request("setClock", "/emulator/v1/clock", json={"later": 1}, expect=400)
+    check.request("issueClientCertificate", "/emulator/v1/client-certificates", json={"topic": topic}, expect=200)
+    check.request("issueClientCertificate", "/emulator/v1/client-certificates", json={"topic": "../x"}, expect=400)
+
     # Uninstall (then APNs's 410 and FCM's 404), clear.
     check.request("uninstallApp", f"/emulator/v1/devices/{apns_token}/uninstall", expect=200)
     check.request("uninstallApp", "/emulator/v1/devices/nobody/uninstall", expect=404)
@@ -220,14 +259,17 @@ def main():
     # Nothing outside the file answers with a success: every other method on each documented path, and paths
     # beside the documented ones.
     for template, item in check.spec["paths"].items():
-        path = (template.replace("{token}", apns_token).replace("{project}", project).replace("{id}", apns_id))
+        path = (template.replace("{token}", apns_token).replace("{project}", project).replace("{id}", apns_id)
+                .replace("{topic}", "news"))
         for method in ("GET", "POST", "PUT", "PATCH", "DELETE"):
             if method.lower() not in item:
                 check.undocumented(method, path)
     for path in ["/", "/3/device", "/3/device/", "/3/devices/" + apns_token, "/v1/projects/" + project + "/messages",
                  "/v1/projects/" + project + "/messages:sendAll", "/v1/projects", "/token/x", "/emulator/v1", "/emulator/v1/",
-                 "/emulator/v1/devices/" + apns_token, "/emulator/v1/devices/" + apns_token + "/other", "/emulator/v1/messages",
-                 "/emulator/v1/other", "/emulator/v2/devices", "/emulator/v1/devices/" + apns_token + "/notifications/1"]:
+                 "/emulator/v1/devices/" + apns_token + "/other", "/emulator/v1/messages",
+                 "/emulator/v1/other", "/emulator/v2/devices", "/emulator/v1/devices/" + apns_token + "/notifications/1",
+                 "/emulator/v1/devices/" + apns_token + "/topics", "/emulator/v1/devices/" + apns_token + "/topics/news/x",
+                 "/emulator/v1/clock/x", "/emulator/v1/client-certificates/x"]:
         for method in ("GET", "POST", "PUT", "DELETE"):
             check.undocumented(method, path)
 

@@ -28,4 +28,23 @@ struct CustomerIOExtensionTests {
         #expect(delivered.imageShown == expected.imageShown)
         #expect(delivered.result.verdict == expected.verdict)
     }
+
+    // Region.getRegion(from:), SdkVersion, Metric and MessagingPushInstance.trackMetric: the image shows, the
+    // metric goes to the EU data center, and the manual metric is recorded as an event the extension does not send.
+    @Test func anExtensionTrackingTheMetricItselfShowsTheImage() async throws {
+        let (delivered, expected) = try await SDKSamples.runSample(TrackingNotificationService.self, sdk: "customerio", name: "image-ok.json", expiryGrace: .seconds(1))
+        #expect(expected.imageShown)
+        #expect(delivered.imageShown, "\(delivered.diagnostics)")
+        let metrics = delivered.diagnostics.filter { $0.code == .sdkCustomerIODeliveryMetric }.map(\.message)
+        #expect(metrics.contains { $0.contains("TrackMetricEvent (delivered, delivery ") && $0.contains("nothing is sent from the extension") }, "\(metrics)")
+        #expect(metrics.contains { $0.contains("cdp-eu.customer.io") }, "\(metrics)")
+    }
+
+    // The FCM module's extension shows what the APNs one shows.
+    @Test(arguments: ["image-ok.json", "not-found.json"])
+    func theFCMModulesExtensionShowsWhatTheSampleExpects(name: String) async throws {
+        let (delivered, expected) = try await SDKSamples.runSample(FCMNotificationService.self, sdk: "customerio", name: name, expiryGrace: .seconds(1))
+        #expect(delivered.outcome == expected.outcome, "\(delivered.diagnostics)")
+        #expect(delivered.imageShown == expected.imageShown)
+    }
 }

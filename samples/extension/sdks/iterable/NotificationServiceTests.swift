@@ -17,4 +17,12 @@ struct IterableExtensionTests {
         #expect(delivered.result.verdict == expected.verdict)
         #expect(SDKSamples.comparableCodes(delivered, expected: expected) == Set(expected.codes), "\(delivered.diagnostics)")
     }
+
+    // A file importing only IterableAppExtensions uses UIKit's UIImage, as the CocoaPods framework allows.
+    @Test func aSubclassReadingTheImageWithUIKitShowsItsSubtitle() async throws {
+        let (delivered, expected) = try await SDKSamples.runSample(SubtitledNotificationService.self, sdk: "iterable", name: "image-ok.json", expiryGrace: .seconds(1))
+        #expect(expected.imageShown)
+        #expect(delivered.imageShown, "\(delivered.diagnostics)")
+        #expect(delivered.content.subtitle.hasSuffix(" px wide"), "\(delivered.content.subtitle)")
+    }
 }

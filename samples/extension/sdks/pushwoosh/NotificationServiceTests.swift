@@ -19,4 +19,13 @@ struct PushwooshNotificationServiceTests {
         #expect(delivered.result.verdict == expected.verdict)
         for code in expected.codes { #expect(codes.contains(code), "\(name) lacks \(code): \(codes)") }
     }
+
+    // A file importing only PushwooshFramework: the badge from `aps.pw_badge` (the count starts at 0 here) and the
+    // attachment, as with the subclass.
+    @Test(.timeLimit(.minutes(1)))
+    func theManagerStyleExtensionSetsTheBadgeFromApsPwBadge() async throws {
+        let (delivered, _) = try await SDKSamples.runSample(ManagerNotificationService.self, sdk: "pushwoosh", name: "badge-increment.json")
+        #expect(delivered.content.badge == 1, "\(delivered.diagnostics)")
+        #expect(delivered.diagnostics.contains { $0.code == .sdkPushwooshBadge && $0.message.contains("`aps.pw_badge` \"+1\"") }, "\(delivered.diagnostics)")
+    }
 }

@@ -3,9 +3,19 @@ import NSEConcurrency
 import NSEMedia
 import NSEPush
 
-/// Runs a push through what an iPhone does with it: delivery checks, the decision to run the service
-/// extension, the extension itself, and the system's validation of its attachments.
-public struct Emulator: Sendable {
+/// One push through what an iPhone does with it: the delivery checks, the decision to run the service extension,
+/// the extension itself, and the system's validation of its attachments; the result is what the phone shows, with
+/// the verdict and the diagnostics. The CLI, a batch, the harness and `nse serve` all run pushes through it.
+///
+/// ```swift
+/// let result = await Pipeline(device: profile).run(push)
+/// ```
+///
+/// Every effect outside the process's memory comes in through it: the transfers (`transport`), the clock of the
+/// extension's budget and expiry call (`clock`), and the files (`files`: the working folder, the kept attachments).
+/// The commands use libcurl, the system clock and the temporary directory; unit tests give `ScriptedTransport` and a
+/// `ManualClock`.
+public struct Pipeline: Sendable {
     public var profile: DeviceProfile
     /// What runs the service extension: NSEHarness's runner, for the built-in extension or an app's own.
     public var extensionRunner: any ExtensionRunner
@@ -17,23 +27,43 @@ public struct Emulator: Sendable {
     /// Shared by the pushes of a batch: each URL is downloaded, and each downloaded file validated, once.
     public var mediaCache: SharedMediaCache?
     /// The run's private working folder, made and removed by its owner (a batch's `WorkFolderPool`, beside its
-    /// output so attachments move into place by rename); nil: a new folder in the system's temporary directory,
-    /// removed after the run.
+    /// output so attachments move into place by rename); nil: a new folder from `files`, removed after the run.
     public var workFolder: URL?
-    /// Aborts every download of this emulator when cancelled (a batch's Ctrl-C); downloads run on threads of
+    /// Aborts every download of this pipeline when cancelled (a batch's Ctrl-C); downloads run on threads of
     /// their own, which task cancellation does not reach.
     public var transferCancellation: TransferCancellation?
+    /// What carries the downloads: libcurl's transfers, or a unit test's `ScriptedTransport`.
+    package var transport: any MediaTransport = CurlTransport()
+    /// The clock of the extension's budget, its expiry call and the result's timings.
+    package var clock: any PipelineClock = SystemClock()
+    /// Where the run's working folder is made and where kept attachments are moved.
+    package var files: any FileStore = TemporaryFileStore()
 
-    public init(profile: DeviceProfile, extensionRunner: any ExtensionRunner, hostMapping: MediaHostMapping? = nil) {
-        self.profile = profile
+    /// A pipeline for a phone with `device`'s rules, its extension run by `extensionRunner`.
+    public init(device: DeviceProfile, extensionRunner: any ExtensionRunner, hostMapping: MediaHostMapping? = nil) {
+        self.profile = device
         self.extensionRunner = extensionRunner
         self.hostMapping = hostMapping
     }
 
-    /// Processes the push in `file`. With `attachmentDirectory`, kept attachments are saved there. With `readAhead`
+    @available(*, deprecated, renamed: "init(device:extensionRunner:hostMapping:)")
+    public init(profile: DeviceProfile, extensionRunner: any ExtensionRunner, hostMapping: MediaHostMapping? = nil) {
+        self.init(device: profile, extensionRunner: extensionRunner, hostMapping: hostMapping)
+    }
+
+    /// The same pipeline with its effects replaced: what a unit test runs pushes through.
+    package func with(transport: any MediaTransport, clock: any PipelineClock, files: any FileStore = TemporaryFileStore()) -> Pipeline {
+        var pipeline = self
+        pipeline.transport = transport
+        pipeline.clock = clock
+        pipeline.files = files
+        return pipeline
+    }
+
+    /// Runs the push in `file`. With `attachmentDirectory`, kept attachments are saved there. With `readAhead`
     /// (from `readAhead(file:)`), the push is not read and checked again.
-    public func process(file: URL, attachmentDirectory: URL? = nil, readAhead: ReadAhead? = nil) async -> ProcessResult {
-        let started = ContinuousClock.now
+    public func run(file: URL, attachmentDirectory: URL? = nil, readAhead: ReadAhead? = nil) async -> ProcessResult {
+        let started = clock.now
         let push: ReceivedPush
         if let readAhead {
             push = readAhead.push
@@ -43,86 +73,104 @@ public struct Emulator: Sendable {
             } catch {
                 return ProcessResult(
                     input: file.relativePath, inputKind: nil, extensionInvoked: false, outcome: .rejected, imageShown: false,
-                    content: nil, diagnostics: [error.diagnostic], timings: ["read": started.duration(to: .now).milliseconds])
+                    content: nil, diagnostics: [error.diagnostic], timings: ["read": started.duration(to: clock.now).milliseconds])
             }
         }
-        let reading = readAhead?.readMilliseconds ?? started.duration(to: .now).milliseconds
-        var result = await process(push, input: file.relativePath, attachmentDirectory: attachmentDirectory, checked: readAhead)
+        let reading = readAhead?.readMilliseconds ?? started.duration(to: clock.now).milliseconds
+        var result = await run(push, input: file.relativePath, attachmentDirectory: attachmentDirectory, checked: readAhead)
         result.timings["read"] = reading
         result.timings["total", default: 0] += reading
         return result
     }
 
-    /// A push read and checked before its turn, its download started: what `process(file:readAhead:)` takes instead
+    /// Runs a push already read; `input` names it in the result.
+    public func run(_ push: ReceivedPush, input: String = "payload", attachmentDirectory: URL? = nil) async -> ProcessResult {
+        await run(push, input: input, attachmentDirectory: attachmentDirectory, checked: nil)
+    }
+
+    @available(*, deprecated, renamed: "run(file:attachmentDirectory:readAhead:)")
+    public func process(file: URL, attachmentDirectory: URL? = nil, readAhead: ReadAhead? = nil) async -> ProcessResult {
+        await run(file: file, attachmentDirectory: attachmentDirectory, readAhead: readAhead)
+    }
+
+    @available(*, deprecated, renamed: "run(_:input:attachmentDirectory:)")
+    public func process(_ push: ReceivedPush, input: String, attachmentDirectory: URL? = nil) async -> ProcessResult {
+        await run(push, input: input, attachmentDirectory: attachmentDirectory)
+    }
+
+    /// A push read and checked before its turn, its download started: what `run(file:readAhead:)` takes instead
     /// of reading and checking the file again. A class, so a push waiting on the network holds a reference to it.
     public final class ReadAhead: Sendable {
         let push: ReceivedPush
         let checks: CheckReport
-        /// The extension runner's plan, when the extension will run.
+        /// The extension runner's plan, when the extension will run, and the content it was made from: the push's
+        /// turn hands the same content to the extension rather than converting the push again.
         let plan: ExtensionPlan?
+        let original: NotificationContent?
         let readMilliseconds: Double
         let lintMilliseconds: Double
 
-        init(push: ReceivedPush, checks: CheckReport, plan: ExtensionPlan?, readMilliseconds: Double, lintMilliseconds: Double) {
+        init(
+            push: ReceivedPush, checks: CheckReport, plan: ExtensionPlan?, original: NotificationContent?, readMilliseconds: Double,
+            lintMilliseconds: Double
+        ) {
             self.push = push
             self.checks = checks
             self.plan = plan
+            self.original = original
             self.readMilliseconds = readMilliseconds
             self.lintMilliseconds = lintMilliseconds
         }
     }
 
-    /// Reads and checks the push in `file` before its turn, as `process(file:)` would, and starts through the batch's
-    /// cache the download its extension is certain to make (`ExtensionRunner.plannedDownload`), so that the push,
+    /// Reads and checks the push in `file` before its turn, as `run(file:)` would, and starts through the batch's
+    /// cache the download its extension is certain to make (`ExtensionPlan.download`), so that the push,
     /// processed later, finds it in flight or done. No download starts without a cache, for a push iOS would not run
     /// the extension for, or when the extension's download cannot be known before it runs. nil: the file could not
     /// be read (its turn reads it again and reports why).
     public func readAhead(file: URL) -> ReadAhead? {
-        let started = ContinuousClock.now
+        let started = clock.now
         guard let push = try? PushReader.read(file) else { return nil }
-        let checked = ContinuousClock.now
+        let checked = clock.now
         let checks = check(push)
-        let plan = platform.includesIOS && checks.runsExtension
-            ? extensionRunner.plan(for: NotificationContent(push), profile: profile) : nil
+        let original = platform.includesIOS && checks.runsExtension ? NotificationContent(push) : nil
+        let plan = original.map { extensionRunner.plan(for: $0, checks: checks, profile: profile) }
         let readAhead = ReadAhead(
-            push: push, checks: checks, plan: plan, readMilliseconds: started.duration(to: checked).milliseconds,
-            lintMilliseconds: checked.duration(to: .now).milliseconds)
+            push: push, checks: checks, plan: plan, original: original, readMilliseconds: started.duration(to: checked).milliseconds,
+            lintMilliseconds: checked.duration(to: clock.now).milliseconds)
         if let mediaCache, let planned = plan?.download {
-            mediaCache.prefetch(planned, using: fetcher, deadline: .now + profile.timeBudget)
+            mediaCache.prefetch(planned, using: fetcher, deadline: clock.now + profile.timeBudget)
         }
         return readAhead
     }
 
-    /// Processes a push already read.
-    public func process(_ push: ReceivedPush, input: String, attachmentDirectory: URL? = nil) async -> ProcessResult {
-        await process(push, input: input, attachmentDirectory: attachmentDirectory, checked: nil)
-    }
-
     /// `checked`: the push's checks already made, and how long they took.
-    private func process(_ push: ReceivedPush, input: String, attachmentDirectory: URL?, checked: ReadAhead?) async -> ProcessResult {
+    private func run(_ push: ReceivedPush, input: String, attachmentDirectory: URL?, checked: ReadAhead?) async -> ProcessResult {
         // Registered for the whole push, decoding included: a run measuring process-wide memory must know of it.
         let exclusive = extensionRunner.needsProcessAlone
         await ConcurrentRuns.shared.enter(exclusive: exclusive)
         defer { ConcurrentRuns.shared.leave(exclusive: exclusive) }
-        let started = ContinuousClock.now
+        let started = clock.now
         let checks = checked?.checks ?? check(push)
-        let lint = checked?.lintMilliseconds ?? started.duration(to: .now).milliseconds
+        let lint = checked?.lintMilliseconds ?? started.duration(to: clock.now).milliseconds
         var result = ProcessResult(
             input: input, inputKind: push.kind, extensionInvoked: false, outcome: .rejected, imageShown: false,
             content: nil, diagnostics: checks.diagnostics, timings: ["lint": lint])
         if platform.includesIOS {
             result.destination = checks.destination
-            await emulate(push, checks: checks, plan: checked?.plan, into: &result, attachmentDirectory: attachmentDirectory)
+            await emulate(
+                push, checks: checks, planned: checked.flatMap { ahead in ahead.plan.map { ($0, ahead.original) } }, into: &result,
+                attachmentDirectory: attachmentDirectory)
         } else {
             result.outcome = checks.refused ? .rejected : .notEmulated
         }
         if platform.includesAndroid {
-            let androidStarted = ContinuousClock.now
+            let androidStarted = clock.now
             result.android = await verifyAndroid(push, refused: checks.refusedByFCM)
-            result.timings["android"] = androidStarted.duration(to: .now).milliseconds
+            result.timings["android"] = androidStarted.duration(to: clock.now).milliseconds
         }
         // Checks made ahead of the push's turn count in its total as if made now.
-        result.timings["total"] = started.duration(to: .now).milliseconds + (checked?.lintMilliseconds ?? 0)
+        result.timings["total"] = started.duration(to: clock.now).milliseconds + (checked?.lintMilliseconds ?? 0)
         return result
     }
 
@@ -142,42 +190,50 @@ public struct Emulator: Sendable {
             let android = FCMResolver.resolveForAndroid(message)
             return AndroidResult(notification: android.notification, data: android.data, imageURL: android.image)
         }
-        let check = AndroidImageCheck(hostMapping: hostMapping, limits: profile.imageLimits, budget: androidBudget)
+        var check = AndroidImageCheck(hostMapping: hostMapping, limits: profile.imageLimits, budget: androidBudget)
+        check.transport = transport
+        check.clock = clock
         return await check.verify(message)
     }
 
     /// The iOS side after the checks: nothing when refused, nothing in Notification Center for another
     /// receiver, the payload's own content when the extension does not run, else the extension.
-    private func emulate(_ push: ReceivedPush, checks: CheckReport, plan: ExtensionPlan?, into result: inout ProcessResult, attachmentDirectory: URL?) async {
+    /// `planned`: the plan made ahead of the push's turn, with the content it was made from.
+    private func emulate(
+        _ push: ReceivedPush, checks: CheckReport, planned: (plan: ExtensionPlan, original: NotificationContent?)?, into result: inout ProcessResult,
+        attachmentDirectory: URL?
+    ) async {
         guard !checks.refused else { return }
         guard checks.destination.presentsNotification else {
             result.outcome = .notDisplayed
             return
         }
-        let original = NotificationContent(push)
+        let original = planned?.original ?? NotificationContent(push)
         guard checks.runsExtension else {
             result.outcome = .original
             result.content = original
             return
         }
         result.extensionInvoked = true
-        await runExtension(original: original, plan: plan, into: &result, attachmentDirectory: attachmentDirectory)
+        await runExtension(original: original, checks: checks, plan: planned?.plan, into: &result, attachmentDirectory: attachmentDirectory)
     }
 
-    private func runExtension(original: NotificationContent, plan: ExtensionPlan?, into result: inout ProcessResult, attachmentDirectory: URL?) async {
+    private func runExtension(
+        original: NotificationContent, checks: CheckReport, plan: ExtensionPlan?, into result: inout ProcessResult, attachmentDirectory: URL?
+    ) async {
         let context = extensionContext(diagnostics: &result.diagnostics)
-        defer { if workFolder == nil { try? FileManager.default.removeItem(at: context.workDirectory) } }
+        defer { if workFolder == nil { files.remove(context.workDirectory) } }
         var state = ExtensionState(original: original)
-        state.plan = plan ?? extensionRunner.plan(for: original, profile: profile)
-        let started = ContinuousClock.now
+        state.plan = plan ?? extensionRunner.plan(for: original, checks: checks, profile: profile)
+        let started = clock.now
         let delivery = await extensionRunner.run(&state, context: context)
-        Self.record(state, ranFor: started.duration(to: .now), into: &result)
+        Self.record(state, ranFor: started.duration(to: clock.now), into: &result)
         guard delivery != .neverDelivered else {
             result.outcome = .original
             result.content = original
             return
         }
-        let validationStarted = ContinuousClock.now
+        let validationStarted = clock.now
         let validation = await validate(state.stagedAttachments)
         deliver(state, delivery, validation: validation, since: validationStarted, into: &result, attachmentDirectory: attachmentDirectory)
     }
@@ -186,18 +242,20 @@ public struct Emulator: Sendable {
     // frame, every push waiting on the network holds.
 
     /// The extension's context, its time budget starting now, in the run's working folder (a new one when the
-    /// emulator was given none).
+    /// pipeline was given none).
     @inline(never)
     private func extensionContext(diagnostics: inout [Diagnostic]) -> ExtensionContext {
-        let workDirectory = workFolder ?? FileManager.default.temporaryDirectory.appendingPathComponent("nse-\(UUID().uuidString)")
+        let workDirectory = workFolder ?? files.newWorkFolder()
         if workFolder == nil {
             do {
-                try FileManager.default.createDirectory(at: workDirectory, withIntermediateDirectories: true)
+                try files.makeFolder(workDirectory)
             } catch {
-                diagnostics.append(.error(.mediaNotSaved, "Cannot create a working folder in \(FileManager.default.temporaryDirectory.path): \(error.localizedDescription)."))
+                diagnostics.append(.error(.mediaNotSaved, "Cannot create a working folder in \(files.root.path): \(error.localizedDescription)."))
             }
         }
-        return ExtensionContext(profile: profile, deadline: .now + profile.timeBudget, fetcher: fetcher, workDirectory: workDirectory)
+        var context = ExtensionContext(profile: profile, deadline: clock.now + profile.timeBudget, fetcher: fetcher, workDirectory: workDirectory)
+        context.clock = clock
+        return context
     }
 
     /// What the extension's run tells the result, whatever it delivered.
@@ -232,12 +290,13 @@ public struct Emulator: Sendable {
         } else {
             result.outcome = state.mediaRequested && !result.imageShown ? .modifiedWithoutAttachment : .modified
         }
-        result.timings["validation"] = validationStarted.duration(to: .now).milliseconds
+        result.timings["validation"] = validationStarted.duration(to: clock.now).milliseconds
         result.content = content
     }
 
     private var fetcher: MediaFetcher {
         var fetcher = MediaFetcher(profile: profile, hostMapping: hostMapping)
+        fetcher.transport = transport
         fetcher.cache = mediaCache
         fetcher.cancellation = transferCancellation
         return fetcher
@@ -266,7 +325,7 @@ public struct Emulator: Sendable {
             // `appending(path:)`: `appendingPathComponent` would stat the path to learn whether it is a folder.
             let destination = directory.appending(path: name, directoryHint: .notDirectory)
             do {
-                try AtomicFile.move(source, to: destination)
+                try files.move(source, to: destination)
                 saved.file = destination.relativePath
             } catch {
                 diagnostics.append(.warning(.mediaNotSaved, "The attachment could not be saved to \(destination.path): \(error.localizedDescription). The verdict is unaffected."))
@@ -275,3 +334,7 @@ public struct Emulator: Sendable {
         }
     }
 }
+
+/// The pipeline's former name: code written against it compiles unchanged.
+@available(*, deprecated, renamed: "Pipeline")
+public typealias Emulator = Pipeline

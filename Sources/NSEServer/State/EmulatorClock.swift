@@ -1,0 +1,34 @@
+import Foundation
+import Synchronization
+
+/// The emulator's clock: the configured clock (the wall clock unless a test gives its own) moved by the control
+/// API (`POST /emulator/v1/clock`), so a test checks what happens after an hour or 270 days without waiting.
+/// Provider tokens' age, uninstall times, FCM token inactivity and provider token updates all read it.
+final class EmulatorClock: Sendable {
+    private let base: @Sendable () -> Date
+    /// Seconds added to the base clock; only the control API changes it, and a clear of the state resets it.
+    private let offset = Mutex<TimeInterval>(0)
+
+    init(base: @escaping @Sendable () -> Date) {
+        self.base = base
+    }
+
+    func now() -> Date {
+        base() + offset.withLock { $0 }
+    }
+
+    /// From now on the clock reads `date` and runs on from it.
+    func set(_ date: Date) {
+        let target = date.timeIntervalSince(base())
+        offset.withLock { $0 = target }
+    }
+
+    /// Moves the clock forward (or back, for a negative `seconds`).
+    func advance(by seconds: TimeInterval) {
+        offset.withLock { $0 += seconds }
+    }
+
+    func reset() {
+        offset.withLock { $0 = 0 }
+    }
+}

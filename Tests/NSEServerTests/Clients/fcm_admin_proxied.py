@@ -1,0 +1,63 @@
+"""firebase-admin sending through `nse serve --proxy`, as Firebase's docs show it: no emulator address anywhere.
+
+Usage: fcm_admin_proxied.py PROJECT TOKEN...
+Run with HTTPS_PROXY and the CA variables that `nse serve --print-env` prints. The service account names Google's
+own token endpoint; google-auth fetches the access token there (through the proxy), firebase-admin sends to
+fcm.googleapis.com with requests (send and send_each). Not send_each_async: its httpx client mounts transports of
+its own, which take the place of the proxy httpx would read from the environment (docs/serve.md).
+Prints one JSON object.
+"""
+import json
+import os
+import sys
+import tempfile
+
+from cryptography.hazmat.primitives import serialization
+from cryptography.hazmat.primitives.asymmetric import rsa
+
+import firebase_admin
+from firebase_admin import credentials, messaging
+
+
+def service_account_file(project):
+    """A service-account JSON as the Firebase console downloads it (a fresh key: the emulator checks no signature)."""
+    key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
+    pem = key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()).decode()
+    account = {
+        "type": "service_account", "project_id": project, "private_key_id": "k1", "private_key": pem,
+        "client_email": f"firebase-adminsdk@{project}.iam.gserviceaccount.com", "client_id": "1",
+        "auth_uri": "https://accounts.google.com/o/oauth2/auth",
+        "token_uri": "https://oauth2.googleapis.com/token",
+    }
+    handle = tempfile.NamedTemporaryFile("w", suffix=".json", delete=False)
+    json.dump(account, handle)
+    handle.close()
+    return handle.name
+
+
+def main():
+    project, *tokens = sys.argv[1:]
+
+    # From here on, as Firebase's "Send messages to specific devices" page shows it.
+    cred = credentials.Certificate(service_account_file(project))
+    firebase_admin.initialize_app(cred)
+
+    message = messaging.Message(
+        notification=messaging.Notification(title="Order shipped", body="Arrives Tuesday"),
+        token=tokens[0],
+    )
+    response = messaging.send(message)
+
+    messages = [
+        messaging.Message(notification=messaging.Notification(title=f"Batch {index}", body="From send_each"), token=token)
+        for index, token in enumerate(tokens)
+    ]
+    batch = messaging.send_each(messages)
+
+    print(json.dumps({
+        "send": response,
+        "send_each": [r.message_id if r.success else repr(r.exception) for r in batch.responses],
+    }))
+
+
+main()

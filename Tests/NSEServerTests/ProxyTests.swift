@@ -1,0 +1,137 @@
+import Foundation
+import NSEServer
+import Testing
+
+/// `nse serve --proxy`: senders nobody here wrote, unchanged, pointed at the emulator by the environment alone.
+/// Every push host is answered on loopback and every other host is refused (deny mode) or reaches a server of the
+/// test's own (tunnel mode): nothing leaves the machine.
+@Suite(.timeLimit(.minutes(3)))
+struct ProxyTests {
+    /// The variables `nse serve --print-env` prints, as a shell would set them.
+    static func printedEnvironment(_ fixture: ServeFixture) throws -> [String: String] {
+        let script = try ProxyEnvironment.script(port: fixture.port, dataDirectory: fixture.data)
+        var variables: [String: String] = [:]
+        for line in script.split(separator: "\n") where line.hasPrefix("export ") {
+            let assignment = line.dropFirst("export ".count)
+            guard let equals = assignment.firstIndex(of: "=") else { continue }
+            var value = assignment[assignment.index(after: equals)...]
+            if let note = value.range(of: "  # ") { value = value[..<note.lowerBound] }
+            variables[String(assignment[..<equals])] = value.trimmingCharacters(in: CharacterSet(charactersIn: "\""))
+        }
+        return variables
+    }
+
+    static func title(_ notification: [String: Any]?) -> String? {
+        ((notification?["phone"] as? [String: Any])?["content"] as? [String: Any])?["title"] as? String
+    }
+
+    static func requestHost(_ notification: [String: Any]?) -> String? {
+        let headers = (notification?["request"] as? [String: Any])?["headers"] as? [[String]] ?? []
+        return headers.first { $0.first == "host" }?.last
+    }
+
+    @Test func firebaseAdminAsItsDocsShowReachesThePhones() async throws {
+        let fixture = try await ServeFixture.start(proxy: .deny)
+        defer { Task { await fixture.stop() } }
+        let environment = try Self.printedEnvironment(fixture)
+        #expect(environment["HTTPS_PROXY"] == "http://127.0.0.1:\(fixture.port)")
+        let answer = try await python(
+            "fcm_admin_proxied.py", [ServeFixture.project, ServeFixture.fcmToken, ServeFixture.androidToken], environment: environment)
+        #expect((answer["send"] as? String)?.hasPrefix("projects/\(ServeFixture.project)/messages/") == true, "\(answer)")
+        #expect((answer["send_each"] as? [String])?.allSatisfy { $0.hasPrefix("projects/") } == true, "\(answer)")
+        let iPhone = try await fixture.notifications(ServeFixture.fcmToken)
+        #expect(Set(iPhone.compactMap(Self.title)) == ["Order shipped", "Batch 0"])
+        #expect(iPhone.allSatisfy { Self.requestHost($0) == "fcm.googleapis.com" })
+        let pixel = try await fixture.notifications(ServeFixture.androidToken)
+        #expect(pixel.count == 1)
+    }
+
+    @Test(arguments: [
+        // The environment follows the host, as APNs's own hosts do: production tokens on api.push.apple.com only.
+        ("api.push.apple.com", ServeFixture.productionToken, "--http2", 200, "2"),
+        ("api.sandbox.push.apple.com", ServeFixture.token, "--http2", 200, "2"),
+        ("api.sandbox.push.apple.com:2197", ServeFixture.token, "--http1.1", 200, "1.1"),
+        ("api.push.apple.com", ServeFixture.token, "--http2", 400, "2"),
+    ])
+    func curlToApplesHostsReachesTheEmulator(host: String, token: String, version: String, status: Int, negotiated: String) async throws {
+        let fixture = try await ServeFixture.start(proxy: .deny)
+        defer { Task { await fixture.stop() } }
+        let ca = try #require(fixture.server.caCertificate).path
+        let answer = try await curl([
+            version, "--proxy", fixture.base, "--noproxy", "", "--cacert", ca, "-H", "authorization: bearer \(providerToken())",
+            "-H", "apns-topic: \(ServeFixture.topic)", "-H", "apns-push-type: alert",
+            "--data-binary", #"{"aps":{"alert":{"title":"Through the proxy"}}}"#, "https://\(host)/3/device/\(token)",
+        ])
+        #expect(answer.status == status)
+        #expect(answer.httpVersion == negotiated)
+        if status == 200 {
+            // Only the development environment gives apns-unique-id.
+            #expect((answer.headers["apns-unique-id"] != nil) == host.hasPrefix("api.sandbox."))
+            let shown = try await fixture.notifications(token).first
+            #expect(Self.title(shown) == "Through the proxy")
+            #expect(Self.requestHost(shown) == host)
+        } else {
+            #expect(answer.json?["reason"] as? String == "BadDeviceToken")
+        }
+    }
+
+    @Test func djangoPushNotificationsSendsToARegisteredFCMDevice() async throws {
+        let fixture = try await ServeFixture.start(proxy: .deny)
+        defer { Task { await fixture.stop() } }
+        let answer = try await python(
+            "django_push_proxied.py", [ServeFixture.project, ServeFixture.androidToken], environment: try Self.printedEnvironment(fixture))
+        #expect((answer["responses"] as? [String])?.first?.hasPrefix("projects/\(ServeFixture.project)/messages/") == true, "\(answer)")
+        #expect(answer["active"] as? Bool == true)
+        let shown = try await fixture.notifications(ServeFixture.androidToken)
+        #expect(shown.count == 1)
+        #expect(Self.requestHost(shown.first) == "fcm.googleapis.com")
+    }
+
+    @Test func otherHostsAreRefusedWithTheHostAndTheOptionNamed() async throws {
+        let fixture = try await ServeFixture.start(proxy: .deny)
+        defer { Task { await fixture.stop() } }
+        // CONNECT: curl fails the transfer (exit 56) and reports the proxy's status.
+        let connect = try await runChild("/usr/bin/curl", [
+            "-s", "--max-time", "30", "-o", "/dev/null", "-w", "%{http_connect}", "--proxy", fixture.base, "--noproxy", "",
+            "https://push.example.com/send",
+        ])
+        #expect(connect.status == 56)
+        #expect(connect.stdout == "403")
+        // An absolute-form plain HTTP request: the same rule, the body says why and what to change.
+        let plain = try await curl(["--proxy", fixture.base, "--noproxy", "", "http://push.example.com/send"])
+        #expect(plain.status == 403)
+        let body = String(decoding: plain.body, as: UTF8.self)
+        #expect(body.contains("push.example.com:80"))
+        #expect(body.contains("--proxy-other deny"))
+        #expect(body.contains("--proxy-other tunnel"))
+        // The status line says it too: clients that fail a CONNECT often show only that.
+        let statusLine = try await runChild("/usr/bin/curl", ["-s", "-D", "-", "-o", "/dev/null", "--proxy", fixture.base, "--noproxy", "", "http://push.example.com/"])
+        #expect(statusLine.stdout.hasPrefix("HTTP/1.1 403 Forbidden by nse serve --proxy-other deny: push.example.com:80\r\n"))
+    }
+
+    @Test func tunnelModePassesOtherHostsOnUnchanged() async throws {
+        // The other host: a second server of the test's own, TLS with a CA the proxy does not have.
+        let upstream = try await ServeFixture.start(tls: true)
+        defer { Task { await upstream.stop() } }
+        let upstreamCA = try #require(upstream.server.caCertificate).path
+        let upstreamTLS = try #require(upstream.server.tlsPort)
+        let fixture = try await ServeFixture.start(proxy: .tunnel)
+        defer { Task { await fixture.stop() } }
+        // Verified against the other server's CA alone: the bytes reached it untouched, ALPN included.
+        let tunnelled = try await curl([
+            "--http2", "--proxy", fixture.base, "--noproxy", "", "--cacert", upstreamCA, "https://localhost:\(upstreamTLS)/emulator/v1/devices",
+        ])
+        #expect(tunnelled.status == 200)
+        #expect(tunnelled.httpVersion == "2")
+        #expect((tunnelled.json?["devices"] as? [Any])?.count == 3)
+        // Plain HTTP in absolute-form is forwarded.
+        let forwarded = try await curl(["--proxy", fixture.base, "--noproxy", "", "\(upstream.base)/emulator/v1/devices"])
+        #expect(forwarded.status == 200)
+        #expect((forwarded.json?["devices"] as? [Any])?.count == 3)
+        // A host nothing listens on: 502 naming it, instead of a hang.
+        let closed = try await runChild("/usr/bin/curl", [
+            "-s", "--max-time", "30", "-o", "/dev/null", "-w", "%{http_connect}", "--proxy", fixture.base, "--noproxy", "", "https://127.0.0.1:9/",
+        ])
+        #expect(closed.stdout == "502")
+    }
+}
