@@ -9,7 +9,7 @@ NSE_SERVE := .build/release/nse-serve
 
 PREFIX ?= /usr/local
 
-.PHONY: deps deps-browser deps-python build build-nse demo test test-asan test-tsan fuzz bench clean install report-screenshot
+.PHONY: deps deps-browser deps-python build build-nse demo test test-asan test-tsan fuzz bench bench-serve-memory clean install report-screenshot
 
 ## Installs the apt packages that are missing (libcurl, libpng, libjpeg-turbo, giflib headers).
 deps:
@@ -50,10 +50,11 @@ demo: build-nse
 
 ## The Python clients `nse serve`'s tests send with (Tests/NSEServerTests/Clients): Google's firebase-admin, and
 ## httpx with HTTP/2 and PyJWT for an APNs provider token, as backends use them; django-push-notifications (with
-## Django) for `--proxy`'s tests (Debian's python3-django-push-notifications posts to FCM's retired legacy API).
-PYTHON_PACKAGES := firebase-admin 'httpx[http2]' PyJWT cryptography 'django-push-notifications[fcm]'
+## Django) for `--proxy`'s tests (Debian's python3-django-push-notifications posts to FCM's retired legacy API);
+## jsonschema and PyYAML check the server against docs/openapi.yaml.
+PYTHON_PACKAGES := firebase-admin 'httpx[http2]' PyJWT cryptography 'django-push-notifications[fcm]' jsonschema PyYAML
 deps-python:
-	@python3 -c "import firebase_admin, httpx, h2, jwt, cryptography, django, push_notifications" 2>/dev/null || python3 -m pip install --quiet $(PYTHON_PACKAGES)
+	@python3 -c "import firebase_admin, httpx, h2, jwt, cryptography, django, push_notifications, jsonschema, yaml" 2>/dev/null || python3 -m pip install --quiet $(PYTHON_PACKAGES)
 
 test: deps deps-browser deps-python
 	$(SWIFT) test
@@ -91,6 +92,13 @@ bench: build-nse
 	$(SWIFT) build -c release --product nse-bench
 	@python3 -c "import requests, PIL" 2>/dev/null || python3 -m pip install --quiet requests pillow
 	.build/release/nse-bench --nse $(NSE) --python Benchmarks/python_pipeline.py
+
+## nse serve's memory over 1,000,000 text-only pushes (h2load, one HTTP/2 connection), its RSS every 100,000, and
+## the journal's appends/s alone (fsync'd group commits); not part of CI. Needs h2load (Debian: nghttp2-client).
+bench-serve-memory: build deps-python
+	$(SWIFT) build -c release --product nse-bench
+	.build/release/nse-bench --journal-appends 200000 --journal-concurrency 100
+	python3 Benchmarks/serve_memory.py --nse $(NSE) --total $(or $(PUSHES),1000000) --step $(or $(STEP),100000)
 
 ## `nse serve` beside a bare SwiftNIO server (the ceiling, Sources/nse-serve-ceiling) under h2load (nghttp2-client):
 ## APNs over one h2c connection with 100 streams, FCM over 64 HTTP/1.1 keep-alive connections; pushes/s, p50/p99 and

@@ -151,7 +151,7 @@ let package = Package(
         .executableTarget(
             name: "nse-bench",
             dependencies: [
-                "NSEKit", "NSEMediaServer", "NSEConcurrency", "CImageFixtures",
+                "NSEKit", "NSEMediaServer", "NSEConcurrency", "CImageFixtures", "NSEServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),

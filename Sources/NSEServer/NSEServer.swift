@@ -81,10 +81,8 @@ public final class NSEServer: Sendable {
         let state = try ServeState(
             devices: configuration.devices, dataDirectory: configuration.dataDirectory, clock: clock, fcmTokenExpiry: configuration.fcmTokenExpiry)
         let deliveries = Deliveries(state: state, pipeline: PhonePipeline(defaults: configuration.pipeline, extensionCache: configuration.extensionCache))
-        let replayed = try await state.replay()
-        for record in replayed.pending {
-            await resume(record, state: state, deliveries: deliveries)
-        }
+        let replayed = await state.replay()
+        deliveries.resume(seqs: replayed.pending)
         let router = Router(
             apns: APNsEndpoint(state: state, deliveries: deliveries, acceptAnyToken: configuration.acceptAnyToken, providerKeys: configuration.providerKeys, clock: { clock.now() },
                 tokenUpdates: configuration.providerTokenUpdateInterval.map { ProviderTokenUpdates(minimumInterval: $0) }),
@@ -132,21 +130,6 @@ public final class NSEServer: Sendable {
         } catch {
             throw ServeSetupError("Cannot set up TLS: \(error).")
         }
-    }
-
-    /// A push the journal shows accepted but never delivered: run again from the request it stored.
-    private static func resume(_ record: NotificationRecord, state: ServeState, deliveries: Deliveries) async {
-        guard let request = ServeState.object(record.request) as? [String: Any],
-              let device = await state.device(key: record.device) else { return }
-        let headers = (request["headers"] as? [[String]] ?? []).compactMap { pair -> (String, String)? in
-            pair.count == 2 && pair[0].hasPrefix("apns-") ? (pair[0], pair[1]) : nil
-        }
-        let body = Array((request["body"] as? String ?? "").utf8)
-        let read = record.service == "apns"
-            ? PhonePipeline.apnsPush(headers: Dictionary(headers, uniquingKeysWith: { first, _ in first }), body: body)
-            : PhonePipeline.fcmPush(body: body)
-        guard case .success(let push) = read else { return }
-        deliveries.start(seq: record.seq, generation: await state.currentGeneration, push: push, device: device, input: "\(record.service):\(record.id)")
     }
 
     /// Stops listening and ends the event loops.

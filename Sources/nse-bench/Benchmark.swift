@@ -1,6 +1,8 @@
 import Foundation
 import ArgumentParser
 import NSEMediaServer
+import NSEServer
+import Synchronization
 
 /// `make bench`: `nse batch` against its floors and against a Python pipeline, on generated corpora served
 /// from loopback. Prints payloads/s, MB/s, peak RSS and the ratios the goals are set in; see docs/performance.md.
@@ -49,12 +51,27 @@ struct Benchmark: ParsableCommand {
     @Option(help: ArgumentHelp("Instead of the workloads: nse batch over this many pushes, each with its own image, at each of four image sizes (320x240 to 2048x1536), for the scale note.", valueName: "pushes"))
     var scaleImageSizes: Int?
 
+    @Option(help: ArgumentHelp("Instead of the workloads: append this many push-sized records to nse serve's journal (fsync'd group commits) with --journal-concurrency appends waiting at once; prints appends/s.", valueName: "records"))
+    var journalAppends: Int?
+
+    @Option(help: "Appends waiting at once for --journal-appends (an HTTP/2 connection's concurrent streams).")
+    var journalConcurrency = 100
+
     func validate() throws {
         guard ["all", "latency", "cpu"].contains(workload) else { throw ValidationError("--workload is all, latency or cpu") }
         guard repeats >= 1 else { throw ValidationError("--repeats must be 1 or more") }
     }
 
     mutating func run() throws {
+        if let journalAppends {
+            let folder = URL(fileURLWithPath: corpus).appendingPathComponent("journal-\(UUID().uuidString)")
+            defer { try? FileManager.default.removeItem(at: folder) }
+            let concurrency = journalConcurrency
+            let figures = try Self.wait { try await JournalBenchmark.run(directory: folder, appends: journalAppends, concurrency: concurrency, recordBytes: 600) }
+            print(String(format: "journal: %d appends of 600 bytes, %d waiting at once: %.2f s, %.0f appends/s (fsync'd group commits, %@)",
+                         figures.appends, concurrency, figures.seconds, figures.appendsPerSecond, folder.path))
+            return
+        }
         let root = URL(fileURLWithPath: corpus)
         // Every run of every workload writes into a fresh folder under this one, removed only when the benchmark
         // ends. On ext4 without a journal (this project's machines), a new file's inode is found by skipping every
@@ -147,5 +164,21 @@ extension Duration {
 
     var secondsText: String {
         String(format: "%.2f s", seconds)
+    }
+}
+
+extension Benchmark {
+    /// Runs async work to its end from this synchronous command.
+    static func wait<Value: Sendable>(_ work: @escaping @Sendable () async throws -> Value) throws -> Value {
+        let done = DispatchSemaphore(value: 0)
+        let result = Mutex<Result<Value, any Error>?>(nil)
+        Task {
+            let outcome: Result<Value, any Error>
+            do { outcome = .success(try await work()) } catch { outcome = .failure(error) }
+            result.withLock { $0 = outcome }
+            done.signal()
+        }
+        done.wait()
+        return try result.withLock { $0! }.get()
     }
 }

@@ -32,6 +32,34 @@ struct JournalAndControlTests {
         #expect((after.first?["phone"] as? [String: Any])?["shown"] as? Bool == (before.first?["phone"] as? [String: Any])?["shown"] as? Bool)
     }
 
+    /// A device the control API added and an app it uninstalled are journal lines read back at start with the
+    /// history on disk: after a restart the device is listed with its notifications and still reachable, and the
+    /// uninstalled app still answers 410 with the same time.
+    @Test func addedDeviceAndUninstallSurviveARestart() async throws {
+        let first = try await ServeFixture.start()
+        let added = String(repeating: "d", count: 64)
+        let device = #"{"name": "Dee's iPhone", "apns": {"token": "\#(added)"}, "bundleId": "\#(ServeFixture.topic)"}"#
+        #expect(try await DeviceControlTests.control(first, "POST", "devices", device).status == 201)
+        let id = "123E4567-E89B-12D3-A456-426614174009"
+        #expect(try await apns(first, token: added, headers: ["apns-id": id]).status == 200)
+        #expect(try await first.notifications(added).count == 1)
+        let uninstalled = try await DeviceControlTests.control(first, "POST", "devices/\(ServeFixture.token)/uninstall")
+        let at = try #require(uninstalled.json?["uninstalledAt"] as? Int)
+        await first.stop()
+
+        let second = try await ServeFixture.start(data: first.data)
+        defer { Task { await second.stop() } }
+        let devices = try #require(try await curl([second.base + "/emulator/v1/devices"]).json?["devices"] as? [[String: Any]])
+        #expect(devices.contains { $0["key"] as? String == added && $0["name"] as? String == "Dee's iPhone" })
+        let history = try await second.notifications(added)
+        #expect(history.map { $0["id"] as? String } == [id])
+        #expect(history.first?["status"] as? String == "delivered")
+        #expect(try await apns(second, token: added).status == 200)
+        let refused = try await apns(second)
+        #expect(refused.status == 410)
+        #expect(refused.json?["timestamp"] as? Int == at)
+    }
+
     /// A push journaled as accepted whose delivery was never recorded (the server stopped mid-pipeline) is pending,
     /// never dropped: a restart runs it through the pipeline again.
     @Test func pendingPushIsDeliveredAfterARestart() async throws {
@@ -67,6 +95,70 @@ struct JournalAndControlTests {
         defer { Task { await second.stop() } }
         #expect(second.server.skippedJournalLines == 1)
         #expect(try await second.notifications().count == 1)
+    }
+
+    /// The torn line is cut off at the restart: the next push's line starts a line of its own, so a second
+    /// restart reads both pushes and skips nothing.
+    @Test func aTornLastLineIsCutSoTheNextPushIsKept() async throws {
+        let first = try await ServeFixture.start()
+        #expect(try await apns(first).status == 200)
+        _ = try await first.notifications()
+        await first.stop()
+        let handle = try FileHandle(forWritingTo: first.data.appendingPathComponent("journal.jsonl"))
+        try handle.seekToEnd()
+        try handle.write(contentsOf: Data(#"{"type":"push","seq":9,"id":"cut"#.utf8))
+        try handle.close()
+
+        let second = try await ServeFixture.start(data: first.data)
+        #expect(second.server.skippedJournalLines == 1)
+        #expect(try await apns(second).status == 200)
+        #expect(try await second.notifications().count == 2)
+        await second.stop()
+
+        let third = try await ServeFixture.start(data: first.data)
+        defer { Task { await third.stop() } }
+        #expect(third.server.skippedJournalLines == 0)
+        let after = try await third.notifications()
+        #expect(after.compactMap { $0["status"] as? String } == ["delivered", "delivered"])
+    }
+
+    /// Concurrent pushes reach the journal in the order their writes finished, not always in `seq` order: a
+    /// restart still lists them newest first by `seq`.
+    @Test func aRestartListsNewestFirstWhateverTheJournalsOrder() async throws {
+        let first = try await ServeFixture.start()
+        for title in ["first", "second", "third"] {
+            #expect(try await apns(first, payload: #"{"aps":{"alert":{"title":"\#(title)"}}}"#).status == 200)
+        }
+        _ = try await first.notifications()
+        await first.stop()
+        let journalURL = first.data.appendingPathComponent("journal.jsonl")
+        var lines = try String(contentsOf: journalURL, encoding: .utf8).split(separator: "\n").map(String.init)
+        let pushes = lines.indices.filter { lines[$0].contains(#""type":"push""#) }
+        #expect(pushes.count == 3)
+        lines.swapAt(pushes[0], pushes[2])
+        try Data((lines.joined(separator: "\n") + "\n").utf8).write(to: journalURL)
+
+        let second = try await ServeFixture.start(data: first.data)
+        defer { Task { await second.stop() } }
+        let after = try await second.notifications()
+        #expect(after.compactMap { $0["seq"] as? Int } == [3, 2, 1])
+        let titles = after.compactMap { (($0["phone"] as? [String: Any])?["content"] as? [String: Any])?["title"] as? String }
+        #expect(titles == ["third", "second", "first"])
+    }
+
+    /// A clear empties the journal but numbering goes on, across a restart too: an events client's Last-Event-ID
+    /// and a test's remembered `seq` never name a new push.
+    @Test func numberingGoesOnAfterAClearAndARestart() async throws {
+        let fixture = try await ServeFixture.start()
+        #expect(try await apns(fixture).status == 200)
+        #expect(try await fixture.notifications().first?["seq"] as? Int == 1)
+        #expect(try await curl(["-X", "DELETE", fixture.base + "/emulator/v1/state"]).status == 204)
+        await fixture.stop()
+        let restarted = try await ServeFixture.start(data: fixture.data)
+        defer { Task { await restarted.stop() } }
+        #expect(try await apns(restarted).status == 200)
+        let after = try await restarted.notifications()
+        #expect(after.compactMap { $0["seq"] as? Int } == [2])
     }
 
     @Test func clearForgetsEveryPushAndSurvivesARestart() async throws {
@@ -110,6 +202,28 @@ struct JournalAndControlTests {
         #expect(list.first?["device"] as? String == ServeFixture.token)
         #expect(list.first?["status"] as? String == "delivered")
         #expect(try await curl([fixture.base + "/emulator/v1/messages/no-such-id"]).status == 404)
+    }
+
+    /// FCM's message name (with its slashes percent-encoded) finds the push, after a restart too.
+    @Test func aPushIsFoundByItsFCMMessageName() async throws {
+        let first = try await ServeFixture.start()
+        let token = try #require(try await curl([
+            "-X", "POST", first.base + "/token", "--data",
+            "grant_type=urn%3Aietf%3Aparams%3Aoauth%3Agrant-type%3Ajwt-bearer&assertion=\(providerToken())",
+        ]).json?["access_token"] as? String)
+        let sent = try await curl([
+            "-X", "POST", first.base + "/v1/projects/\(ServeFixture.project)/messages:send", "-H", "authorization: Bearer \(token)",
+            "--data", #"{"message": {"token": "\#(ServeFixture.fcmToken)", "notification": {"title": "Hi"}}}"#,
+        ])
+        let name = try #require(sent.json?["name"] as? String)
+        _ = try await first.notifications()
+        await first.stop()
+        let second = try await ServeFixture.start(data: first.data)
+        defer { Task { await second.stop() } }
+        let encoded = name.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? name
+        let found = try #require(try await curl([second.base + "/emulator/v1/messages/\(encoded)"]).json?["notifications"] as? [[String: Any]])
+        #expect(found.compactMap { $0["id"] as? String } == [name])
+        #expect(found.first?["service"] as? String == "fcm")
     }
 
     @Test func devicesAreListedAndUnknownDevicesAre404() async throws {

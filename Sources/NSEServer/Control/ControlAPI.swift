@@ -40,6 +40,8 @@ struct ControlAPI: Sendable {
             return .json(200, ["device": Self.describe(device), "uninstalledAt": await state.uninstalledAt(device) ?? now])
         case ("GET", 2, "messages"):
             return await message(id: parts[1].removingPercentEncoding ?? parts[1])
+        case ("GET", 1, "events"):
+            return await events(request)
         case ("POST", 1, "faults"):
             return await setFault(request)
         case ("DELETE", 1, "faults"):
@@ -52,7 +54,7 @@ struct ControlAPI: Sendable {
                 return Self.error(500, error.description)
             }
             return ServerResponse(status: 204)
-        case (_, 1, "devices"), (_, 3, "devices"), (_, 1, "state"), (_, 1, "faults"):
+        case (_, 1, "devices"), (_, 3, "devices"), (_, 1, "state"), (_, 1, "faults"), (_, 1, "events"):
             return Self.error(405, "\(request.method) is not allowed on \(request.path).")
         default:
             return Self.error(404, "No such endpoint: \(request.path). See docs/serve.md for the control API.")
@@ -69,7 +71,7 @@ struct ControlAPI: Sendable {
         }
         let key = ServeState.key(of: device)
         if settle { _ = await state.waitUntilSettled(deviceKey: key, limit: Self.settleLimit) }
-        let records = await state.notifications(deviceKey: key).prefix(limit)
+        let records = await state.notifications(deviceKey: key, limit: limit)
         let uninstalledAt = await state.uninstalledAt(device)
         var body = Data(#"{"device":"#.utf8)
         body.append(ServeState.encode(Self.describe(device)))
@@ -78,6 +80,27 @@ struct ControlAPI: Sendable {
         body.append(Self.list(records))
         body.append(contentsOf: Array("}".utf8))
         return ServerResponse(status: 200, headers: [(name: "content-type", value: "application/json; charset=UTF-8")], body: Array(body))
+    }
+
+    /// `GET /emulator/v1/events[?device=<token>]`: server-sent events (`EventsStream`); `Last-Event-ID` resumes.
+    private func events(_ request: ServerRequest) async -> ServerResponse {
+        var key: String?
+        if let token = request.queryItems["device"] {
+            guard let device = await state.device(key: token) else { return Self.error(404, "No device has the token \(token).") }
+            key = ServeState.key(of: device)
+        }
+        var lastEventID: Int64?
+        if let given = request.header("last-event-id") {
+            guard let id = Int64(given.trimmingCharacters(in: .whitespaces)), id >= 0 else {
+                return Self.error(400, "Last-Event-ID must be the id of an event this server sent (a number).")
+            }
+            lastEventID = id
+        }
+        var response = ServerResponse(status: 200, headers: [
+            (name: "content-type", value: "text/event-stream; charset=utf-8"), (name: "cache-control", value: "no-store"),
+        ])
+        response.stream = EventsStream(journal: state.journal, hub: state.events, device: key, lastEventID: lastEventID)
+        return response
     }
 
     /// `GET /emulator/v1/messages/<id>`: the notifications an apns-id or FCM message name carried (one per device).
@@ -95,22 +118,7 @@ struct ControlAPI: Sendable {
         var body = Data("[".utf8)
         for (index, record) in records.enumerated() {
             if index > 0 { body.append(contentsOf: Array(",".utf8)) }
-            body.append(contentsOf: Array(#"{"seq":\#(record.seq),"id":"#.utf8))
-            body.append(ServeState.quoted(record.id))
-            body.append(contentsOf: Array(#","service":"#.utf8))
-            body.append(ServeState.quoted(record.service))
-            body.append(contentsOf: Array(#","device":"#.utf8))
-            body.append(ServeState.quoted(record.device))
-            body.append(contentsOf: Array(#","receivedAt":"#.utf8))
-            body.append(ServeState.quoted(record.receivedAt))
-            body.append(contentsOf: Array(#","status":"\#(record.delivery == nil ? "pending" : "delivered")","request":"#.utf8))
-            body.append(record.request)
-            // The delivery is the object {"phone": ..., "result": ...}: its members join this one.
-            if let delivery = record.delivery, delivery.count > 2 {
-                body.append(contentsOf: Array(",".utf8))
-                body.append(delivery.dropFirst().dropLast())
-            }
-            body.append(contentsOf: Array("}".utf8))
+            body.append(record.json())
         }
         body.append(contentsOf: Array("]".utf8))
         return body

@@ -321,6 +321,8 @@ final class RequestHandler: ChannelInboundHandler {
     private var head: HTTPRequestHead?
     private var body: [UInt8] = []
     private var tooLarge = false
+    /// The streamed body being written on this connection or stream, told when it closes.
+    private var stream: StreamWriter?
 
     init(responder: any RequestResponder, protocolName: String, activity: ConnectionActivity, connection: ConnectionContext, streamTimeout: TimeAmount? = nil) {
         self.responder = responder
@@ -386,8 +388,23 @@ final class RequestHandler: ChannelInboundHandler {
         context.close(promise: nil)
     }
 
+    func channelInactive(context: ChannelHandlerContext) {
+        stream?.closed()
+        stream = nil
+        context.fireChannelInactive()
+    }
+
     private func write(_ response: ServerResponse, version: HTTPVersion, keepAlive: Bool, context: ChannelHandlerContext) {
         var headers = HTTPHeaders(response.headers.map { ($0.name, $0.value) })
+        if let body = response.stream {
+            // No length: HTTP/1.1 sends the body chunked, HTTP/2 in DATA frames, until either side closes.
+            let status = HTTPResponseStatus(statusCode: response.status)
+            context.writeAndFlush(wrapOutboundOut(.head(HTTPResponseHead(version: version, status: status, headers: headers))), promise: nil)
+            let writer = StreamWriter(context: context)
+            stream = writer
+            body.start(writer)
+            return
+        }
         headers.replaceOrAdd(name: "content-length", value: String(response.body.count))
         if protocolName == "HTTP/1.1" {
             headers.replaceOrAdd(name: "connection", value: keepAlive ? "keep-alive" : "close")

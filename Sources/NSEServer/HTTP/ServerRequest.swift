@@ -59,6 +59,8 @@ public struct ServerResponse: Sendable {
     public var status: Int
     public var headers: [(name: String, value: String)]
     public var body: [UInt8]
+    /// A body written over time instead of `body` (the events stream); the head goes out without a length.
+    public var stream: (any ResponseStream)?
 
     public init(status: Int, headers: [(name: String, value: String)] = [], body: [UInt8] = []) {
         self.status = status

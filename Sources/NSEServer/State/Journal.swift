@@ -4,7 +4,12 @@ import Synchronization
 
 /// The data folder's append-only record of what the server accepted and what each phone then showed: one JSON
 /// object a line (`<data>/journal.jsonl`). A record is on disk (fsync'd) before the answer that depends on it
-/// goes out, so a restarted server serves the same history.
+/// goes out, so a restarted server serves the same history. The history is read back from here on demand
+/// (`read(at:)`), never held in memory.
+///
+/// Every line has a position: its byte offset plus the bytes of the journals a clear emptied before it (`base`,
+/// kept in the `clear` line a clear writes first). Positions only grow, across clears and restarts, so they
+/// number the events stream (`id:`) and a client's `Last-Event-ID` finds its place again.
 final class Journal: Sendable {
     static let fileName = "journal.jsonl"
     /// The longest line replayed: a record holds at most one request body (`HTTPServer.maxBodyBytes`) and its
@@ -13,53 +18,97 @@ final class Journal: Sendable {
 
     let url: URL
     private let descriptor: Int32
+    /// A second descriptor for reading back (pread), so readers never wait for the writer.
+    private let reader: Int32
     /// Appends waiting for the writer, and whether a writer is at work. Appends that arrive while one batch is
     /// written and fsync'd go to disk together with the next fsync (group commit): a hundred concurrent pushes
     /// cost a few fsyncs, not a hundred in turn.
-    private let queue = Mutex(Queue())
+    private let queue: Mutex<Queue>
+
+    typealias Durable = @Sendable (_ position: Int64) -> Void
 
     private struct Queue {
-        var pending: [(operation: Operation, done: CheckedContinuation<String?, Never>)] = []
+        var pending: [(operation: Operation, done: CheckedContinuation<Result<Int64, Failure>, Never>)] = []
         var writing = false
+        /// The file's length; written only by the one writer at work.
+        var end: Int64
+        /// The position of the file's first byte.
+        var base: Int64
+    }
+
+    struct Failure: Error {
+        var description: String
     }
 
     private enum Operation {
-        case append(Data)
-        case truncate
+        /// A line, and what to do once it is on disk (on the writer's thread, in file order).
+        case append(Data, Durable?)
+        /// Empties the file and writes `clear`'s line made for the new base.
+        case truncate(@Sendable (_ base: Int64) -> Data)
     }
 
-    init(directory: URL) throws(ServeSetupError) {
+    /// Opens the journal, cutting off a last line that a crash left without its newline (`replay` counted it
+    /// as skipped first), so the next append starts a line of its own.
+    init(directory: URL, validEnd: Int64? = nil, base: Int64 = 0) throws(ServeSetupError) {
         url = directory.appendingPathComponent(Self.fileName)
-        let opened = open(url.path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0o644)
+        let opened = open(url.path, O_RDWR | O_APPEND | O_CREAT | O_CLOEXEC, 0o644)
         guard opened >= 0 else {
             throw ServeSetupError("Cannot open the journal \(url.path): \(String(cString: strerror(errno))).")
         }
+        let reading = open(url.path, O_RDONLY | O_CLOEXEC)
+        guard reading >= 0 else {
+            close(opened)
+            throw ServeSetupError("Cannot open the journal \(url.path): \(String(cString: strerror(errno))).")
+        }
+        var end = Int64(lseek(opened, 0, SEEK_END))
+        if let validEnd, validEnd < end {
+            guard ftruncate(opened, off_t(validEnd)) == 0, fsync(opened) == 0 else {
+                close(opened)
+                close(reading)
+                throw ServeSetupError("Cannot cut the torn last line off the journal \(url.path): \(String(cString: strerror(errno))).")
+            }
+            end = validEnd
+        }
         descriptor = opened
+        reader = reading
+        queue = Mutex(Queue(end: Int64(max(end, 0)), base: base))
     }
 
     deinit {
         close(descriptor)
+        close(reader)
     }
 
-    /// Appends `record` as one line and returns once it is on disk. The writing and fsync run on a blocking
-    /// thread, never on an event loop or the cooperative pool.
-    func append(_ record: Data) async throws(ServeSetupError) {
+    /// Appends `record` as one line and returns its position once it is on disk. `durable` runs first, on the
+    /// writer's thread, in the order the lines are in the file (the events stream relies on it). The writing
+    /// and fsync run on a blocking thread, never on an event loop or the cooperative pool.
+    @discardableResult
+    func append(_ record: Data, durable: Durable? = nil) async throws(ServeSetupError) -> Int64 {
         var line = record
         line.append(0x0A)
-        if let failure = await submit(.append(line)) {
-            throw ServeSetupError("The journal \(url.path) could not be written (\(failure)).")
+        switch await submit(.append(line, durable)) {
+        case .success(let position): return position
+        case .failure(let failure): throw ServeSetupError("The journal \(url.path) could not be written (\(failure.description)).")
         }
     }
 
-    /// Empties the journal (the control API's clear), on disk before it returns, in order with the appends.
-    func clear() async throws(ServeSetupError) {
-        if let failure = await submit(.truncate) {
-            throw ServeSetupError("The journal \(url.path) could not be cleared (\(failure)).")
+    /// Empties the journal (the control API's clear) and writes `clearLine(base)` as its first line, on disk
+    /// before it returns, in order with the appends. Returns the new base.
+    @discardableResult
+    func clear(_ clearLine: @escaping @Sendable (_ base: Int64) -> Data) async throws(ServeSetupError) -> Int64 {
+        switch await submit(.truncate(clearLine)) {
+        case .success(let base): return base
+        case .failure(let failure): throw ServeSetupError("The journal \(url.path) could not be cleared (\(failure.description)).")
         }
     }
 
-    private func submit(_ operation: Operation) async -> String? {
-        await withCheckedContinuation { (done: CheckedContinuation<String?, Never>) in
+    /// The position the next line gets (the end of the journal).
+    var endPosition: Int64 {
+        queue.withLock { $0.base + $0.end }
+    }
+
+    private func submit(_ operation: Operation) async -> Result<Int64, Failure> {
+        await withCheckedContinuation { (done: CheckedContinuation<Result<Int64, Failure>, Never>) in
             let startsWriter = queue.withLock { queue in
                 queue.pending.append((operation, done))
                 guard !queue.writing else { return false }
@@ -73,41 +122,76 @@ final class Journal: Sendable {
     /// Writes what is queued, one fsync per batch, until nothing is; then the next append starts a writer again.
     private func drain() {
         while true {
-            let batch: [(operation: Operation, done: CheckedContinuation<String?, Never>)] = queue.withLock { queue in
+            let (batch, startEnd, startBase) = queue.withLock { queue in
                 let taken = queue.pending
                 queue.pending = []
                 if taken.isEmpty { queue.writing = false }
-                return taken
+                return (taken, queue.end, queue.base)
             }
             guard !batch.isEmpty else { return }
+            var end = startEnd
+            var base = startBase
             var lines = Data()
-            var waiting: [CheckedContinuation<String?, Never>] = []
+            var written: [(position: Int64, durable: Durable?, done: CheckedContinuation<Result<Int64, Failure>, Never>)] = []
+
+            func finish() {
+                let failure = flush(lines)
+                if failure != nil {
+                    // What reached the file is unknown: its real length is what the next line follows.
+                    end = Int64(max(lseek(descriptor, 0, SEEK_END), 0))
+                } else {
+                    end += Int64(lines.count)
+                }
+                for (position, durable, done) in written {
+                    if let failure {
+                        done.resume(returning: .failure(failure))
+                    } else {
+                        durable?(position)
+                        done.resume(returning: .success(position))
+                    }
+                }
+                lines = Data()
+                written = []
+            }
+
             for (operation, done) in batch {
                 switch operation {
-                case .append(let line):
+                case .append(let line, let durable):
+                    written.append((base + end + Int64(lines.count), durable, done))
                     lines.append(line)
-                    waiting.append(done)
-                case .truncate:
+                case .truncate(let clearLine):
                     // The appends before it land first, then the file is emptied.
+                    finish()
+                    let newBase = base + end
+                    guard ftruncate(descriptor, 0) == 0 else {
+                        done.resume(returning: .failure(Failure(description: "truncate: \(String(cString: strerror(errno)))")))
+                        continue
+                    }
+                    base = newBase
+                    end = 0
+                    var line = clearLine(newBase)
+                    line.append(0x0A)
+                    lines = line
                     let failure = flush(lines)
-                    for waiter in waiting { waiter.resume(returning: failure) }
+                    end = failure == nil ? Int64(line.count) : Int64(max(lseek(descriptor, 0, SEEK_END), 0))
                     lines = Data()
-                    waiting = []
-                    let truncated = ftruncate(descriptor, 0) == 0 && fsync(descriptor) == 0
-                    done.resume(returning: truncated ? nil : String(cString: strerror(errno)))
+                    done.resume(returning: failure.map { .failure($0) } ?? .success(newBase))
                 }
             }
-            let failure = flush(lines)
-            for waiter in waiting { waiter.resume(returning: failure) }
+            finish()
+            queue.withLock { queue in
+                queue.end = end
+                queue.base = base
+            }
         }
     }
 
     /// Writes `lines` and fsyncs; nil on success, else why not.
-    private func flush(_ lines: Data) -> String? {
+    private func flush(_ lines: Data) -> Failure? {
         guard !lines.isEmpty else { return nil }
         let written = lines.withUnsafeBytes { Self.writeAll(descriptor, $0) }
-        guard written else { return "write: \(String(cString: strerror(errno)))" }
-        guard fsync(descriptor) == 0 else { return "fsync: \(String(cString: strerror(errno)))" }
+        guard written else { return Failure(description: "write: \(String(cString: strerror(errno)))") }
+        guard fsync(descriptor) == 0 else { return Failure(description: "fsync: \(String(cString: strerror(errno)))") }
         return nil
     }
 
@@ -125,27 +209,129 @@ final class Journal: Sendable {
         return true
     }
 
-    /// The records in `directory`'s journal, oldest first. A last line cut short by a crash mid-write, or any
-    /// line that is not a JSON object, is skipped and counted in `skipped`.
-    static func replay(directory: URL) throws(ServeSetupError) -> (records: [[String: Any]], skipped: Int) {
-        let url = directory.appendingPathComponent(fileName)
-        guard FileManager.default.fileExists(atPath: url.path) else { return ([], 0) }
-        let data: Data
-        do {
-            data = try Data(contentsOf: url, options: .mappedIfSafe)
-        } catch {
-            throw ServeSetupError("Cannot read the journal \(url.path): \(error.localizedDescription).")
-        }
-        var records: [[String: Any]] = []
-        var skipped = 0
-        for line in data.split(separator: 0x0A, omittingEmptySubsequences: true) {
-            guard line.count <= maxLineBytes,
-                  let object = try? JSONSerialization.jsonObject(with: Data(line)) as? [String: Any] else {
-                skipped += 1
-                continue
+    /// The line at `position` (`length` bytes, without its newline); nil when a clear emptied it or the read fails.
+    func read(at position: Int64, length: Int) -> Data? {
+        let base = queue.withLock { $0.base }
+        guard position >= base, length >= 0, length <= Self.maxLineBytes else { return nil }
+        var data = Data(count: length)
+        let complete = data.withUnsafeMutableBytes { Self.readAll(reader, $0, at: position - base) }
+        return complete ? data : nil
+    }
+
+    /// The whole line at `position`, its length not known (a delivery line names its push's position only).
+    func readLine(at position: Int64) -> Data? {
+        var line = Data()
+        var offset = position
+        while line.count <= Self.maxLineBytes {
+            guard let chunk = read(upTo: 64 << 10, at: offset), !chunk.isEmpty else { return nil }
+            if let newline = chunk.firstIndex(of: 0x0A) {
+                line.append(chunk[chunk.startIndex..<newline])
+                return line
             }
-            records.append(object)
+            line.append(chunk)
+            offset += Int64(chunk.count)
         }
-        return (records, skipped)
+        return nil
+    }
+
+    /// Up to `count` bytes at `position`: fewer at the end of the file.
+    private func read(upTo count: Int, at position: Int64) -> Data? {
+        let base = queue.withLock { $0.base }
+        guard position >= base else { return nil }
+        var data = Data(count: count)
+        let got = data.withUnsafeMutableBytes { bytes -> Int in
+            while true {
+                let read = pread(reader, bytes.baseAddress, count, off_t(position - base))
+                if read < 0, errno == EINTR { continue }
+                return read
+            }
+        }
+        guard got >= 0 else { return nil }
+        return data.prefix(got)
+    }
+
+    private static func readAll(_ fd: Int32, _ bytes: UnsafeMutableRawBufferPointer, at offset: Int64) -> Bool {
+        guard let start = bytes.baseAddress else { return true }
+        var done = 0
+        while done < bytes.count {
+            let count = pread(fd, start + done, bytes.count - done, off_t(offset) + off_t(done))
+            if count < 0 {
+                if errno == EINTR { continue }
+                return false
+            }
+            if count == 0 { return false }
+            done += count
+        }
+        return true
+    }
+
+    /// Calls `line` with every complete line from `position` on (a position inside a line starts at the next
+    /// one), oldest first, its position and its bytes; reads 1 MiB at a time, so memory stays bounded however
+    /// long the journal is. `line` returns false to stop. Returns the end of the last complete line.
+    @discardableResult
+    func scan(from position: Int64, _ line: (Int64, Data) -> Bool) -> Int64 {
+        let (base, end) = queue.withLock { ($0.base, $0.end) }
+        return Self.scan(descriptor: reader, base: base, from: max(position, base) - base, to: end, line)
+    }
+
+    /// The same over a file not opened as a journal yet (replay at start): the lines of `url` up to its end.
+    static func scan(url: URL, _ line: (Int64, Data) -> Bool) throws(ServeSetupError) -> (validEnd: Int64, fileEnd: Int64) {
+        let fd = open(url.path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else {
+            if errno == ENOENT { return (0, 0) }
+            throw ServeSetupError("Cannot read the journal \(url.path): \(String(cString: strerror(errno))).")
+        }
+        defer { close(fd) }
+        let end = Int64(max(lseek(fd, 0, SEEK_END), 0))
+        return (scan(descriptor: fd, base: 0, from: 0, to: end, line), end)
+    }
+
+    private static func scan(descriptor fd: Int32, base: Int64, from start: Int64, to end: Int64, _ line: (Int64, Data) -> Bool) -> Int64 {
+        let chunk = 1 << 20
+        var offset = start
+        var carried = Data()
+        var carriedStart = start
+        var skipping = start > 0
+        var lastComplete = start
+        // A start inside a line: back up one byte so a start exactly at a line's beginning is kept.
+        if skipping {
+            offset = start - 1
+            carriedStart = offset
+        }
+        var tooLong = false
+        var buffer = [UInt8](repeating: 0, count: chunk)
+        while offset < end {
+            let want = Int(min(Int64(chunk), end - offset))
+            let count = buffer.withUnsafeMutableBytes { pread(fd, $0.baseAddress, want, off_t(offset)) }
+            if count < 0, errno == EINTR { continue }
+            guard count > 0 else { break }
+            var lineStart = 0
+            for index in 0..<count where buffer[index] == 0x0A {
+                if skipping {
+                    skipping = false
+                } else if tooLong || carried.count + (index - lineStart) > maxLineBytes {
+                    // Too long to be a record this server wrote: handed over empty, a line that cannot be read.
+                    if !line(base + carriedStart, Data()) { return offset + Int64(index) + 1 }
+                } else {
+                    carried.append(contentsOf: buffer[lineStart..<index])
+                    if !line(base + carriedStart, carried) { return offset + Int64(index) + 1 }
+                }
+                lineStart = index + 1
+                carried = Data()
+                tooLong = false
+                carriedStart = offset + Int64(lineStart)
+                lastComplete = carriedStart
+            }
+            if !skipping, !tooLong {
+                if carried.count + (count - lineStart) > maxLineBytes {
+                    tooLong = true
+                    carried = Data()
+                } else {
+                    carried.append(contentsOf: buffer[lineStart..<count])
+                }
+            }
+            offset += Int64(count)
+        }
+        return lastComplete
     }
 }

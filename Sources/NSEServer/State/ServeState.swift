@@ -1,7 +1,8 @@
 import Foundation
 import NSEPush
 
-/// One push the server accepted, and what its phone showed once the pipeline finished.
+/// One push the server accepted, and what its phone showed once the pipeline finished: read back from the
+/// journal when asked for, never kept.
 struct NotificationRecord: Sendable {
     var seq: Int
     /// The apns-id (APNs) or the message name (FCM) the sender was answered with.
@@ -15,24 +16,94 @@ struct NotificationRecord: Sendable {
     var request: Data
     /// `{"phone": ..., "result": ...}` once delivered; nil while the pipeline runs (pending).
     var delivery: Data?
+
+    /// The notification as the control API and the events stream show it, spliced from the stored JSON:
+    /// thousands cost no decoding and re-encoding.
+    func json() -> Data {
+        var body = Data(#"{"seq":\#(seq),"id":"#.utf8)
+        body.append(ServeState.quoted(id))
+        body.append(contentsOf: Array(#","service":"#.utf8))
+        body.append(ServeState.quoted(service))
+        body.append(contentsOf: Array(#","device":"#.utf8))
+        body.append(ServeState.quoted(device))
+        body.append(contentsOf: Array(#","receivedAt":"#.utf8))
+        body.append(ServeState.quoted(receivedAt))
+        body.append(contentsOf: Array(#","status":"\#(delivery == nil ? "pending" : "delivered")","request":"#.utf8))
+        body.append(request)
+        // The delivery is the object {"phone": ..., "result": ...}: its members join this one.
+        if let delivery, delivery.count > 2 {
+            body.append(contentsOf: Array(",".utf8))
+            body.append(delivery.dropFirst().dropLast())
+        }
+        body.append(contentsOf: Array("}".utf8))
+        return body
+    }
+
+    /// Reads a push line as `accept` writes it (and its delivery line's `delivery`): the small head is decoded,
+    /// the request is kept as the bytes it is.
+    init?(pushLine line: Data, delivery: Data?) {
+        guard let marker = line.firstRange(of: Self.requestMarker), line.last == UInt8(ascii: "}") else { return nil }
+        var head = Data(line[line.startIndex..<marker.lowerBound])
+        head.append(UInt8(ascii: "}"))
+        guard let object = (try? JSONSerialization.jsonObject(with: head)) as? [String: Any],
+              let seq = (object["seq"] as? NSNumber)?.intValue, let id = object["id"] as? String,
+              let service = object["service"] as? String, let device = object["device"] as? String else { return nil }
+        self.seq = seq
+        self.id = id
+        self.service = service
+        self.device = device
+        receivedAt = object["receivedAt"] as? String ?? ""
+        request = Data(line[marker.upperBound..<line.index(before: line.endIndex)])
+        self.delivery = delivery
+    }
+
+    init(seq: Int, id: String, service: String, device: String, receivedAt: String, request: Data, delivery: Data? = nil) {
+        (self.seq, self.id, self.service, self.device, self.receivedAt, self.request, self.delivery) =
+            (seq, id, service, device, receivedAt, request, delivery)
+    }
+
+    /// `request` is the last member of a push line: the first `,"request":` in it is the key (inside a JSON
+    /// string a quote is escaped, so the text cannot appear there).
+    static let requestMarker = Data(#","request":"#.utf8)
+    static let deliveryMarker = Data(#","delivery":"#.utf8)
+
+    /// The `delivery` object of a delivery line, and the head's `seq` and `push` (the push line's position).
+    static func deliveryLine(_ line: Data) -> (seq: Int, push: Int64?, delivery: Data)? {
+        guard let marker = line.firstRange(of: deliveryMarker), line.last == UInt8(ascii: "}") else { return nil }
+        var head = Data(line[line.startIndex..<marker.lowerBound])
+        head.append(UInt8(ascii: "}"))
+        guard let object = (try? JSONSerialization.jsonObject(with: head)) as? [String: Any],
+              let seq = (object["seq"] as? NSNumber)?.intValue else { return nil }
+        return (seq, (object["push"] as? NSNumber)?.int64Value, Data(line[marker.upperBound..<line.index(before: line.endIndex)]))
+    }
 }
 
-/// The server's devices and history. Every change that an answer depends on is journaled first.
+/// The server's devices and history. Every change that an answer depends on is journaled first. The history
+/// itself lives on disk: the journal, and an index of where each push is (`HistoryIndex`); what stays in memory
+/// grows with the devices, not with the pushes.
 actor ServeState {
     private(set) var devices: [DeviceEntry]
-    private var records: [NotificationRecord] = []
     /// Devices whose app was uninstalled, by key: when (milliseconds since 1970), for APNs's 410 `timestamp`.
     private var uninstalled: [String: Int64] = [:]
-    private var nextSeq = 1
+    /// Each device's newest push (the head of its chain in the index), by key.
+    private var newest: [String: Int] = [:]
+    /// Each device's pushes accepted and not yet delivered, by key (`?settled=1` waits for none).
+    private var pendingCount: [String: Int] = [:]
+    private var nextSeq: Int
     /// Bumped by a clear: deliveries of pushes accepted before it are dropped, not journaled.
     private var generation = 0
-    private let journal: Journal
+    let journal: Journal
+    private let index: HistoryIndex
+    let events = EventHub()
     /// Made once: making a formatter (ICU's) cost more than the rest of accepting a push.
     private let timestamps = ISO8601DateFormatter()
     /// Control API requests waiting for a device's pushes to settle, woken at every change.
     private var waiters: [Int: CheckedContinuation<Void, Never>] = [:]
     private var nextWaiter = 0
     let dataDirectory: URL
+    /// What the start read back from the journal: the pushes without a delivery, and the lines it could not read.
+    private let replayed: (pending: [Int], skipped: Int)
+
     let clock: EmulatorClock
     /// FCM registration tokens replaced by a rotation, and the key of the device they were: FCM answers them
     /// UNREGISTERED.
@@ -43,13 +114,137 @@ actor ServeState {
     /// How long an FCM token may stay inactive before FCM expires it; nil: never.
     let fcmTokenExpiry: TimeInterval?
 
+    /// Reads the data folder's journal back (see `replay()`), rebuilding the index and the devices' changes, then
+    /// opens it for appends.
     init(devices: [DeviceEntry], dataDirectory: URL, clock: EmulatorClock = EmulatorClock(base: { Date() }), fcmTokenExpiry: TimeInterval? = nil) throws(ServeSetupError) {
-        self.devices = devices
         self.dataDirectory = dataDirectory
         self.clock = clock
         self.fcmTokenExpiry = fcmTokenExpiry
         activeSince = clock.now()
-        journal = try Journal(directory: dataDirectory)
+        let index = try HistoryIndex(directory: dataDirectory, firstSeq: 1)
+        var loaded = Loaded(devices: devices)
+        let url = dataDirectory.appendingPathComponent(Journal.fileName)
+        let (validEnd, fileEnd) = try Journal.scan(url: url) { position, line in
+            loaded.read(line, at: position, index: index)
+            return true
+        }
+        // A last line without its newline: cut short by a crash mid-write.
+        if fileEnd > validEnd { loaded.skipped += 1 }
+        self.devices = loaded.devices
+        uninstalled = loaded.uninstalled
+        retiredFCMTokens = loaded.retiredFCMTokens
+        newest = loaded.newest
+        nextSeq = loaded.nextSeq
+        self.index = index
+        journal = try Journal(directory: dataDirectory, validEnd: validEnd, base: loaded.base)
+        let pending = loaded.pending.sorted()
+        for seq in pending {
+            if let device = loaded.deviceOfPending[seq] { pendingCount[device, default: 0] += 1 }
+        }
+        replayed = (pending, loaded.skipped)
+    }
+
+    /// What the journal's lines add up to, read in order at start.
+    private struct Loaded {
+        /// The devices file's; a clear line brings them back as the file gives them.
+        let fileDevices: [DeviceEntry]
+        var devices: [DeviceEntry]
+        var uninstalled: [String: Int64] = [:]
+        var retiredFCMTokens: [String: String] = [:]
+        var newest: [String: Int] = [:]
+        var nextSeq = 1
+        var base: Int64 = 0
+        var skipped = 0
+        /// Pushes seen without their delivery yet; at the end, the pending ones.
+        var pending: Set<Int> = []
+        var deviceOfPending: [Int: String] = [:]
+
+        init(devices: [DeviceEntry]) {
+            fileDevices = devices
+            self.devices = devices
+        }
+
+        mutating func read(_ line: Data, at position: Int64, index: HistoryIndex) {
+            if line.starts(with: Data(#"{"type":"push","#.utf8)) {
+                guard let record = NotificationRecord(pushLine: line, delivery: nil), record.seq >= index.firstSeq,
+                      record.seq - index.firstSeq < 1 << 40 else {
+                    skipped += 1
+                    return
+                }
+                let seq = record.seq
+                // Journal order is the order writes finished, not always `seq` order: the chain stays in `seq`
+                // order, newest first, so a push that finished late is linked in below the newer ones.
+                var entry = HistoryIndex.Entry(push: (position, line.count), delivery: nil, previous: 0, idHash: HistoryIndex.hash(record.id))
+                var later: Int?
+                var cursor = newest[record.device] ?? 0
+                while cursor > seq, let found = index.entry(cursor) {
+                    later = cursor
+                    cursor = found.previous
+                }
+                entry.previous = cursor
+                index.write(seq, entry)
+                if let later, var laterEntry = index.entry(later) {
+                    laterEntry.previous = seq
+                    index.write(later, laterEntry)
+                } else {
+                    newest[record.device] = seq
+                }
+                nextSeq = max(nextSeq, seq + 1)
+                pending.insert(seq)
+                deviceOfPending[seq] = record.device
+                return
+            }
+            if line.starts(with: Data(#"{"type":"delivery","#.utf8)) {
+                guard let delivery = NotificationRecord.deliveryLine(line) else {
+                    skipped += 1
+                    return
+                }
+                guard var entry = index.entry(delivery.seq), entry.push != nil else { return }
+                entry.delivery = (position, line.count)
+                index.write(delivery.seq, entry)
+                pending.remove(delivery.seq)
+                deviceOfPending.removeValue(forKey: delivery.seq)
+                return
+            }
+            guard let object = (try? JSONSerialization.jsonObject(with: line)) as? [String: Any] else {
+                skipped += 1
+                return
+            }
+            switch object["type"] as? String {
+            case "clear":
+                // The first line of a journal a clear emptied: where numbering goes on.
+                base = (object["base"] as? NSNumber)?.int64Value ?? 0
+                nextSeq = max(nextSeq, (object["nextSeq"] as? NSNumber)?.intValue ?? 1)
+                index.reset(firstSeq: nextSeq)
+                // A clear forgets every change to the devices too (`ServeState.clear`).
+                (newest, pending, deviceOfPending, uninstalled, retiredFCMTokens) = ([:], [], [:], [:], [:])
+                devices = fileDevices
+            case "device":
+                guard let described = object["device"], let data = try? JSONSerialization.data(withJSONObject: described),
+                      var device = try? JSONDecoder().decode(DeviceEntry.self, from: data) else { return }
+                // A line with `key` is a control API change (added, changed, topics, a rotation): it replaces the
+                // device of that key, or adds one. Without: a device `--accept-any-token` registered.
+                if let key = object["key"] as? String {
+                    if key != ServeState.key(of: device) { device.pinnedKey = key }
+                    if let retired = object["retiredToken"] as? String { retiredFCMTokens[retired] = key }
+                    if let found = devices.firstIndex(where: { ServeState.key(of: $0) == key }) {
+                        devices[found] = device
+                        return
+                    }
+                }
+                guard !devices.contains(where: { ServeState.key(of: $0) == ServeState.key(of: device) }) else { return }
+                devices.append(device)
+            case "remove":
+                guard let key = object["device"] as? String else { return }
+                devices.removeAll { ServeState.key(of: $0) == key }
+                uninstalled[key] = nil
+            case "uninstall":
+                guard let key = object["device"] as? String, let at = (object["at"] as? NSNumber)?.int64Value else { return }
+                uninstalled[key] = at
+            default:
+                return
+            }
+        }
     }
 
     /// A device's stable key in the control API: its APNs token (lowercase), else its FCM token, as it was when
@@ -135,56 +330,106 @@ actor ServeState {
     func accept(id: String, service: String, device: DeviceEntry, request requestData: Data) async throws(ServeSetupError) -> (seq: Int, generation: Int) {
         let seq = nextSeq
         nextSeq += 1
+        let key = Self.key(of: device)
         let receivedAt = timestamps.string(from: Date())
+        let acceptedIn = generation
+        // The chain is linked now, in `seq` order; the entry gets its position once the line is on disk (a
+        // failed write leaves a link with no push, which readers step over).
+        var entry = HistoryIndex.Entry(push: nil, delivery: nil, previous: newest[key] ?? 0, idHash: HistoryIndex.hash(id))
+        index.write(seq, entry)
+        newest[key] = seq
         // Spliced from parts already encoded: a push's line costs no decoding and re-encoding of its request.
         var line = Data(#"{"type":"push","seq":\#(seq),"id":"#.utf8)
         line.append(Self.quoted(id))
         line.append(contentsOf: Array(#","service":"#.utf8))
         line.append(Self.quoted(service))
         line.append(contentsOf: Array(#","device":"#.utf8))
-        line.append(Self.quoted(Self.key(of: device)))
+        line.append(Self.quoted(key))
         line.append(contentsOf: Array(#","receivedAt":"#.utf8))
         line.append(Self.quoted(receivedAt))
         line.append(contentsOf: Array(#","request":"#.utf8))
         line.append(requestData)
         line.append(contentsOf: Array("}".utf8))
-        try await journal.append(line)
-        // Concurrent accepts finish their journal writes in any order; the records stay in `seq` order (which
-        // `index(of:)` bisects and "newest first" relies on), so this one goes after the last smaller one.
-        var position = records.endIndex
-        while position > records.startIndex, records[position - 1].seq > seq { position -= 1 }
-        records.insert(NotificationRecord(
-            seq: seq, id: id, service: service, device: Self.key(of: device), receivedAt: receivedAt, request: requestData), at: position)
-        return (seq, generation)
+        let length = line.count
+        let events = events
+        let position = try await journal.append(line) { position in
+            events.publish(id: position, name: "accepted", device: key) {
+                NotificationRecord(seq: seq, id: id, service: service, device: key, receivedAt: receivedAt, request: requestData).json()
+            }
+        }
+        // A clear while the line was written emptied the journal after it: the push is forgotten with the rest.
+        guard generation == acceptedIn else { return (seq, acceptedIn) }
+        entry.push = (position, length)
+        index.write(seq, entry)
+        pendingCount[key, default: 0] += 1
+        return (seq, acceptedIn)
     }
 
-    /// Records what the phone showed for push `seq`; ignored when the state was cleared since it was accepted.
-    func delivered(seq: Int, generation: Int, delivery: Data) async {
-        guard generation == self.generation, let index = index(of: seq) else { return }
-        records[index].delivery = delivery
-        wakeWaiters()
-        // A failed journal write loses only the delivery's record: a restart runs the push again.
-        var line = Data(#"{"type":"delivery","seq":\#(seq),"delivery":"#.utf8)
+    /// Records what the phone showed for push `seq` (on device `deviceKey`); ignored when the state was cleared
+    /// since it was accepted.
+    func delivered(seq: Int, deviceKey: String, generation: Int, delivery: Data) async {
+        guard generation == self.generation, let entry = index.entry(seq), let push = entry.push else { return }
+        var line = Data(#"{"type":"delivery","seq":\#(seq),"push":\#(push.position),"delivery":"#.utf8)
         line.append(delivery)
         line.append(contentsOf: Array("}".utf8))
-        try? await journal.append(line)
+        let length = line.count
+        let (events, journal) = (events, journal)
+        // A failed journal write loses only the delivery's record: a restart runs the push again.
+        let position = try? await journal.append(line) { position in
+            events.publish(id: position, name: "notification", device: deviceKey) {
+                journal.read(at: push.position, length: push.length).flatMap { NotificationRecord(pushLine: $0, delivery: delivery)?.json() }
+            }
+        }
+        guard generation == self.generation else { return }
+        if let position, var written = index.entry(seq) {
+            written.delivery = (position, length)
+            index.write(seq, written)
+        }
+        if let count = pendingCount[deviceKey] {
+            pendingCount[deviceKey] = count > 1 ? count - 1 : nil
+        }
+        wakeWaiters()
+    }
+
+    /// The push `seq` as the journal recorded it, with its delivery when there is one; nil when it has none.
+    func record(seq: Int) -> NotificationRecord? {
+        guard let entry = index.entry(seq) else { return nil }
+        return record(entry)
+    }
+
+    private func record(_ entry: HistoryIndex.Entry) -> NotificationRecord? {
+        guard let push = entry.push, let line = journal.read(at: push.position, length: push.length) else { return nil }
+        let delivery = entry.delivery.flatMap { journal.read(at: $0.position, length: $0.length) }.flatMap { NotificationRecord.deliveryLine($0)?.delivery }
+        return NotificationRecord(pushLine: line, delivery: delivery)
     }
 
     /// The notifications an apns-id or FCM message name carried, newest first.
     func notifications(id: String) -> [NotificationRecord] {
-        records.filter { $0.id == id }.reversed()
+        index.seqs(idHash: HistoryIndex.hash(id)).reversed().compactMap { record(seq: $0) }.filter { $0.id == id }
     }
 
-    /// The device's notifications, newest first.
-    func notifications(deviceKey: String) -> [NotificationRecord] {
-        records.filter { $0.device == deviceKey }.reversed()
+    /// The device's newest `limit` notifications, newest first: its chain in the index, read back from the journal.
+    func notifications(deviceKey: String, limit: Int) -> [NotificationRecord] {
+        var found: [NotificationRecord] = []
+        var seq = newest[deviceKey] ?? 0
+        while seq > 0, found.count < limit, let entry = index.entry(seq) {
+            if let record = record(entry) { found.append(record) }
+            // A link to itself or a newer push cannot be this server's: the walk stops rather than loop.
+            guard entry.previous < seq else { break }
+            seq = entry.previous
+        }
+        return found
     }
 
     /// Forgets every push, every change to the devices and the devices `--accept-any-token` registered or the
     /// control API added; the devices file's stay as the file gives them. The clock is the configured one again.
+    /// Numbering goes on (the clear line says from where), so an events client's `Last-Event-ID` stays meaningful.
     func clear(fileDevices: [DeviceEntry]) async throws(ServeSetupError) {
-        try await journal.clear()
-        records = []
+        let next = nextSeq
+        try await journal.clear { base in Self.encode(["type": "clear", "base": base, "nextSeq": next]) }
+        index.reset(firstSeq: nextSeq)
+        newest = [:]
+        pendingCount = [:]
         uninstalled = [:]
         devices = fileDevices
         retiredFCMTokens = [:]
@@ -195,57 +440,15 @@ actor ServeState {
         wakeWaiters()
     }
 
-    /// Rebuilds the history from the journal; returns the pushes whose delivery was never recorded (pending).
-    func replay() throws(ServeSetupError) -> (pending: [NotificationRecord], skipped: Int) {
-        let (lines, skipped) = try Journal.replay(directory: dataDirectory)
-        for line in lines {
-            switch line["type"] as? String {
-            case "device":
-                guard let object = line["device"], let data = try? JSONSerialization.data(withJSONObject: object),
-                      var device = try? JSONDecoder().decode(DeviceEntry.self, from: data) else { continue }
-                // A line with `key` is a control API change: it replaces the device of that key, or adds one.
-                if let key = line["key"] as? String {
-                    if key != Self.key(of: device) { device.pinnedKey = key }
-                    if let retired = line["retiredToken"] as? String { retiredFCMTokens[retired] = key }
-                    if let index = devices.firstIndex(where: { Self.key(of: $0) == key }) {
-                        devices[index] = device
-                        continue
-                    }
-                }
-                guard !devices.contains(where: { Self.key(of: $0) == Self.key(of: device) }) else { continue }
-                devices.append(device)
-            case "remove":
-                guard let key = line["device"] as? String else { continue }
-                devices.removeAll { Self.key(of: $0) == key }
-                uninstalled[key] = nil
-            case "push":
-                guard let seq = line["seq"] as? Int, let id = line["id"] as? String, let service = line["service"] as? String,
-                      let device = line["device"] as? String, let request = line["request"] as? [String: Any] else { continue }
-                // Journal order is the order writes finished, not always `seq` order: placed by `seq`.
-                var position = records.endIndex
-                while position > records.startIndex, records[position - 1].seq > seq { position -= 1 }
-                records.insert(NotificationRecord(
-                    seq: seq, id: id, service: service, device: device, receivedAt: line["receivedAt"] as? String ?? "",
-                    request: Self.encode(request)), at: position)
-                nextSeq = max(nextSeq, seq + 1)
-            case "uninstall":
-                guard let key = line["device"] as? String, let at = (line["at"] as? NSNumber)?.int64Value else { continue }
-                uninstalled[key] = at
-            case "delivery":
-                guard let seq = line["seq"] as? Int, let delivery = line["delivery"] as? [String: Any],
-                      let index = index(of: seq) else { continue }
-                records[index].delivery = Self.encode(delivery)
-            default:
-                continue
-            }
-        }
-        return (records.filter { $0.delivery == nil }, skipped)
+    /// The pushes the start found without a delivery (pending, to run again) and the journal lines it skipped.
+    func replay() -> (pending: [Int], skipped: Int) {
+        replayed
     }
 
     /// Waits until the device has no pending push, or `limit` passes; true when none is pending.
     func waitUntilSettled(deviceKey: String, limit: Duration) async -> Bool {
         let deadline = ContinuousClock.now + limit
-        while records.contains(where: { $0.device == deviceKey && $0.delivery == nil }) {
+        while pendingCount[deviceKey] != nil {
             guard ContinuousClock.now < deadline else { return false }
             let id = nextWaiter
             nextWaiter += 1
@@ -264,23 +467,13 @@ actor ServeState {
     }
 
     private func wakeWaiters() {
+        guard !waiters.isEmpty else { return }
         let woken = waiters
         waiters = [:]
         for waiter in woken.values { waiter.resume() }
     }
 
     var currentGeneration: Int { generation }
-
-    /// Records are in increasing `seq` order: found by bisection.
-    private func index(of seq: Int) -> Int? {
-        var low = 0
-        var high = records.count
-        while low < high {
-            let middle = low + (high - low) / 2
-            if records[middle].seq < seq { low = middle + 1 } else { high = middle }
-        }
-        return low < records.count && records[low].seq == seq ? low : nil
-    }
 
     static func object(_ data: Data) -> Any {
         (try? JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed])) ?? NSNull()

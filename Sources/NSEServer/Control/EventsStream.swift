@@ -1,0 +1,163 @@
+import Foundation
+import NSEConcurrency
+import Synchronization
+
+/// `GET /emulator/v1/events`: server-sent events (text/event-stream, as the HTML standard defines them) for
+/// every push accepted (`event: accepted`, the notification pending) and every delivery (`event:
+/// notification`), `data:` the notification as the device's notifications list shows it, `id:` its line's
+/// journal position (grows across clears and restarts). A client that reconnects with `Last-Event-ID` gets
+/// what it missed from the journal first, then the live events; a comment every 15 seconds keeps the
+/// connection open through proxies that close idle ones. So a test waits for a delivery instead of sleeping.
+struct EventsStream: ResponseStream {
+    let journal: Journal
+    let hub: EventHub
+    /// Only this device's events (its key); nil: every device's.
+    let device: String?
+    /// Resume after this event: the journal's events after it come first.
+    let lastEventID: Int64?
+
+    static let keepAliveInterval: Duration = .seconds(15)
+    /// Live events held while the journal's are sent (a resume): past this many bytes the client is dropped.
+    static let maxHeldBytes = StreamWriter.maxBuffered
+
+    func start(_ writer: StreamWriter) {
+        let subscription = Subscription(writer: writer)
+        let id = hub.subscribe(device: device) { subscription.receive($0) }
+        writer.onClose { [hub] in
+            hub.unsubscribe(id)
+            subscription.end()
+        }
+        // The first bytes say the subscription is in place: a client that waits for them misses nothing after.
+        writer.write(Array(": events of nse serve\n\n".utf8))
+        let (journal, device, lastEventID) = (journal, device, lastEventID)
+        Task {
+            if let lastEventID {
+                await Self.catchUp(after: lastEventID, journal: journal, device: device, subscription: subscription, writer: writer)
+            }
+            subscription.goLive()
+            while !subscription.isEnded {
+                try? await Task.sleep(for: Self.keepAliveInterval)
+                if !subscription.isEnded { writer.write(Array(": keep-alive\n\n".utf8)) }
+            }
+        }
+    }
+
+    /// Sends the journal's events after `lastEventID`, a page at a time, each page written before the next is
+    /// read, so a long history costs bounded memory.
+    private static func catchUp(after lastEventID: Int64, journal: Journal, device: String?, subscription: Subscription, writer: StreamWriter) async {
+        var from = lastEventID
+        while !subscription.isEnded {
+            let start = from
+            let page: (events: [EventHub.Event], next: Int64?) = await BlockingExecutor.shared.run("nse.serve.events") {
+                var events: [EventHub.Event] = []
+                var bytes = 0
+                var next: Int64?
+                journal.scan(from: start) { position, line in
+                    guard position > lastEventID else { return true }
+                    if let event = Self.event(line, at: position, journal: journal), device == nil || event.device == device {
+                        events.append(event)
+                        bytes += event.data.count
+                    }
+                    if bytes >= 256 << 10 {
+                        next = position + 1
+                        return false
+                    }
+                    return true
+                }
+                return (events, next)
+            }
+            for event in page.events {
+                guard await writer.writeAndWait(Self.encode(event)) else { return }
+                subscription.sent(event.id)
+            }
+            guard let next = page.next else { return }
+            from = next
+        }
+    }
+
+    /// The event a journal line records, if it records one.
+    static func event(_ line: Data, at position: Int64, journal: Journal) -> EventHub.Event? {
+        if line.starts(with: Data(#"{"type":"push","#.utf8)) {
+            guard let record = NotificationRecord(pushLine: line, delivery: nil) else { return nil }
+            return EventHub.Event(id: position, name: "accepted", device: record.device, data: record.json())
+        }
+        if line.starts(with: Data(#"{"type":"delivery","#.utf8)) {
+            guard let delivery = NotificationRecord.deliveryLine(line), let push = delivery.push,
+                  let pushLine = journal.readLine(at: push),
+                  let record = NotificationRecord(pushLine: pushLine, delivery: delivery.delivery) else { return nil }
+            return EventHub.Event(id: position, name: "notification", device: record.device, data: record.json())
+        }
+        return nil
+    }
+
+    /// One event as text/event-stream frames it (the data is one line of JSON).
+    static func encode(_ event: EventHub.Event) -> [UInt8] {
+        var bytes = Array("id: \(event.id)\nevent: \(event.name)\ndata: ".utf8)
+        bytes.append(contentsOf: event.data)
+        bytes.append(contentsOf: Array("\n\n".utf8))
+        return bytes
+    }
+
+    /// One client's live events: held while the journal's are sent, then written as they come, in order, none
+    /// twice (an event both read from the journal and published live is sent once, by its id).
+    final class Subscription: Sendable {
+        private struct State {
+            var live = false
+            var ended = false
+            var held: [EventHub.Event] = []
+            var heldBytes = 0
+            var lastSent: Int64 = -1
+        }
+
+        private let writer: StreamWriter
+        private let state = Mutex(State())
+
+        init(writer: StreamWriter) {
+            self.writer = writer
+        }
+
+        var isEnded: Bool { state.withLock { $0.ended } }
+
+        func end() {
+            state.withLock { state in
+                state.ended = true
+                state.held = []
+            }
+        }
+
+        func sent(_ id: Int64) {
+            state.withLock { $0.lastSent = max($0.lastSent, id) }
+        }
+
+        /// A live event, from the journal's writer (in order): written now, or held during a catch-up.
+        func receive(_ event: EventHub.Event) {
+            let tooMany = state.withLock { state -> Bool in
+                guard !state.ended else { return false }
+                guard state.live else {
+                    state.held.append(event)
+                    state.heldBytes += event.data.count
+                    return state.heldBytes > EventsStream.maxHeldBytes
+                }
+                guard event.id > state.lastSent else { return false }
+                state.lastSent = event.id
+                // Under the lock: writes reach the event loop in the order of their ids.
+                writer.write(EventsStream.encode(event))
+                return false
+            }
+            if tooMany { writer.close() }
+        }
+
+        /// The catch-up is done: the held events not already sent go out, and from now on each as it comes.
+        func goLive() {
+            state.withLock { state in
+                for event in state.held where event.id > state.lastSent {
+                    state.lastSent = event.id
+                    writer.write(EventsStream.encode(event))
+                }
+                state.held = []
+                state.heldBytes = 0
+                state.live = true
+            }
+        }
+    }
+}

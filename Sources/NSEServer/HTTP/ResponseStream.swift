@@ -1,0 +1,99 @@
+import NIOCore
+import NIOHTTP1
+
+/// A body written over time (the control API's events stream) instead of all at once: the server sends the
+/// head without a length (HTTP/1.1 chunked, HTTP/2 DATA frames), then hands `start` the writer.
+public protocol ResponseStream: Sendable {
+    func start(_ writer: StreamWriter)
+}
+
+/// Writes a streamed body to one HTTP/1.1 connection or HTTP/2 stream, from any thread. A reader that does not
+/// keep up is dropped: when more than `maxBuffered` bytes wait to be taken by the socket (or by HTTP/2 flow
+/// control), the connection (HTTP/1.1) or the stream (HTTP/2) is closed, so a slow reader costs bounded memory.
+public final class StreamWriter: Sendable {
+    public static let maxBuffered = 1 << 20
+
+    private final class State {
+        let context: ChannelHandlerContext
+        var buffered = 0
+        var closed = false
+        var onClose: [@Sendable () -> Void] = []
+
+        init(context: ChannelHandlerContext) {
+            self.context = context
+        }
+    }
+
+    private let eventLoop: any EventLoop
+    private let state: NIOLoopBoundBox<State>
+
+    /// Made on the event loop, by the handler that wrote the head.
+    init(context: ChannelHandlerContext) {
+        eventLoop = context.eventLoop
+        state = NIOLoopBoundBox(State(context: context), eventLoop: context.eventLoop)
+    }
+
+    /// Queues `bytes`; closes the stream when the reader is too far behind.
+    public func write(_ bytes: [UInt8]) {
+        eventLoop.execute { [self] in _ = send(bytes) }
+    }
+
+    /// Writes `bytes` and returns once the socket took them (a catch-up of many events paces itself so);
+    /// false when the stream is closed.
+    public func writeAndWait(_ bytes: [UInt8]) async -> Bool {
+        let written = eventLoop.flatSubmit { [self] () -> EventLoopFuture<Void> in
+            guard let future = send(bytes) else { return eventLoop.makeFailedFuture(ChannelError.ioOnClosedChannel) }
+            return future
+        }
+        do {
+            try await written.get()
+            return true
+        } catch {
+            return false
+        }
+    }
+
+    /// Runs `handler` once the stream is closed, by either side (at once when it already is).
+    public func onClose(_ handler: @escaping @Sendable () -> Void) {
+        eventLoop.execute { [self] in
+            if state.value.closed {
+                handler()
+            } else {
+                state.value.onClose.append(handler)
+            }
+        }
+    }
+
+    public func close() {
+        eventLoop.execute { [self] in
+            let state = state.value
+            guard !state.closed else { return }
+            state.context.close(promise: nil)
+        }
+    }
+
+    /// The connection or stream went away: called by its handler, on the event loop.
+    func closed() {
+        let state = state.value
+        guard !state.closed else { return }
+        state.closed = true
+        let handlers = state.onClose
+        state.onClose = []
+        for handler in handlers { handler() }
+    }
+
+    private func send(_ bytes: [UInt8]) -> EventLoopFuture<Void>? {
+        let state = state.value
+        guard !state.closed else { return nil }
+        guard state.buffered + bytes.count <= Self.maxBuffered else {
+            state.context.close(promise: nil)
+            return nil
+        }
+        state.buffered += bytes.count
+        var buffer = state.context.channel.allocator.buffer(capacity: bytes.count)
+        buffer.writeBytes(bytes)
+        let future = state.context.writeAndFlush(NIOAny(HTTPServerResponsePart.body(.byteBuffer(buffer))))
+        future.assumeIsolated().whenComplete { [self] _ in self.state.value.buffered -= bytes.count }
+        return future
+    }
+}

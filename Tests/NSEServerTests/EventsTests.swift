@@ -1,0 +1,132 @@
+import Foundation
+import NSEConcurrency
+import NSEServer
+import Synchronization
+import Testing
+
+/// `GET /emulator/v1/events`: server-sent events a test waits on instead of sleeping, read by curl (HTTP/1.1)
+/// and by httpx (HTTP/2), resumed with Last-Event-ID, and a reader that stops reading is dropped.
+@Suite(.timeLimit(.minutes(3)))
+struct EventsTests {
+    @Test func curlReadsAnAcceptedAndANotificationEvent() async throws {
+        let fixture = try await ServeFixture.start()
+        defer { Task { await fixture.stop() } }
+        let stream = try EventStreamReader(["-N", "-s", fixture.base + "/emulator/v1/events?device=\(ServeFixture.token)"])
+        defer { stream.stop() }
+        // The opening comment: the subscription is in place.
+        _ = await stream.read(until: { $0.contains(": events of nse serve") })
+        let id = "123E4567-E89B-12D3-A456-426614174101"
+        #expect(try await apns(fixture, headers: ["apns-id": id]).status == 200)
+        let text = await stream.read(until: { $0.contains("event: notification") && $0.hasSuffix("\n\n") })
+        let events = EventStreamReader.events(text)
+        #expect(events.map(\.event) == ["accepted", "notification"])
+        let ids = events.compactMap { Int64($0.id) }
+        #expect(ids.count == 2 && ids[0] < ids[1])
+        let delivered = try #require(events.last?.data)
+        #expect(delivered["id"] as? String == id)
+        #expect(delivered["status"] as? String == "delivered")
+        #expect((delivered["phone"] as? [String: Any])?["shown"] as? Bool == true)
+        #expect(events.first?.data["status"] as? String == "pending")
+        // The event's data is the notification as the device's list gives it.
+        let listed = try #require(try await fixture.notifications().first)
+        #expect(NSDictionary(dictionary: listed).isEqual(to: delivered))
+    }
+
+    @Test func anotherDevicesEventsAreFilteredOut() async throws {
+        let fixture = try await ServeFixture.start()
+        defer { Task { await fixture.stop() } }
+        let stream = try EventStreamReader(["-N", "-s", fixture.base + "/emulator/v1/events?device=\(ServeFixture.productionToken)"])
+        defer { stream.stop() }
+        _ = await stream.read(until: { $0.contains(": events of nse serve") })
+        #expect(try await apns(fixture).status == 200)
+        #expect(try await apns(fixture, token: ServeFixture.productionToken).status == 200)
+        let text = await stream.read(until: { $0.contains("event: notification") && $0.hasSuffix("\n\n") })
+        let devices = EventStreamReader.events(text).compactMap { $0.data["device"] as? String }
+        #expect(devices == [ServeFixture.productionToken, ServeFixture.productionToken])
+        #expect(try await curl([fixture.base + "/emulator/v1/events?device=ffff"]).status == 404)
+    }
+
+    /// Over HTTP/2 (httpx): every push's notification arrives, ids grow; reconnecting with Last-Event-ID after
+    /// the first notification replays the rest from the journal, after a restart too.
+    @Test func httpxOverHTTP2FollowsAndResumesFromTheJournal() async throws {
+        let first = try await ServeFixture.start()
+        let followed = try await python("events_client.py", ["follow", String(first.port), ServeFixture.token, ServeFixture.topic, "5"])
+        #expect(followed["http_version"] as? String == "HTTP/2")
+        let events = try #require(followed["events"] as? [[String: Any]])
+        let notifications = events.filter { $0["event"] as? String == "notification" }
+        #expect(notifications.count == 5)
+        let ids = events.compactMap { ($0["id"] as? String).flatMap { Int64($0) } }
+        #expect(ids == ids.sorted() && Set(ids).count == ids.count && ids.count == events.count)
+        await first.stop()
+
+        let second = try await ServeFixture.start(data: first.data)
+        defer { Task { await second.stop() } }
+        let resumeAfter = try #require(notifications.first?["id"] as? String)
+        let resumed = try await python("events_client.py", [
+            "follow", String(second.port), ServeFixture.token, ServeFixture.topic, "4", "--last-event-id", resumeAfter,
+        ])
+        let replayed = try #require(resumed["events"] as? [[String: Any]]).filter { $0["event"] as? String == "notification" }
+        #expect(replayed.compactMap { $0["id"] as? String } == notifications.dropFirst().compactMap { $0["id"] as? String })
+        #expect(replayed.compactMap { ($0["data"] as? [String: Any])?["status"] as? String } == Array(repeating: "delivered", count: 4))
+    }
+
+    /// A client that stops reading is dropped once the server holds more than StreamWriter.maxBuffered bytes for
+    /// it, instead of the server holding every event for it.
+    @Test func aReaderThatStopsReadingIsDropped() async throws {
+        let fixture = try await ServeFixture.start()
+        defer { Task { await fixture.stop() } }
+        let result = try await python("events_client.py", ["slow", String(fixture.port), ServeFixture.token, ServeFixture.topic, "1000"])
+        #expect(result["ended"] as? Bool == true)
+        #expect(result["sawLast"] as? Bool == false)
+    }
+}
+
+/// A streaming child (`curl -N`) whose standard output is read as it comes, on the blocking executor.
+final class EventStreamReader: Sendable {
+    private let child: ChildProcess
+    private let seen = Mutex("")
+
+    init(_ arguments: [String]) throws {
+        child = try ChildProcess("/usr/bin/curl", arguments, standardInput: .null, standardOutput: .pipe, standardError: .null)
+    }
+
+    /// Reads until `done` holds for everything read so far (or the stream ends); returns it.
+    func read(until done: @escaping @Sendable (String) -> Bool) async -> String {
+        await BlockingExecutor.shared.run("test.serve.events") { [self] in
+            while true {
+                let text = seen.withLock { $0 }
+                if done(text) { return text }
+                guard let output = child.standardOutput else { return text }
+                let chunk = output.readRetryingInterruptions(upTo: 65536)
+                if chunk.isEmpty { return text }
+                seen.withLock { $0 += String(decoding: chunk, as: UTF8.self) }
+            }
+        }
+    }
+
+    func stop() {
+        child.terminate()
+        _ = child.wait()
+    }
+
+    struct Event {
+        var id: String
+        var event: String
+        var data: [String: Any]
+    }
+
+    /// The events in a text/event-stream text (comments skipped).
+    static func events(_ text: String) -> [Event] {
+        text.components(separatedBy: "\n\n").compactMap { block in
+            var fields: [String: String] = [:]
+            for line in block.split(separator: "\n") where !line.hasPrefix(":") {
+                let parts = line.split(separator: ":", maxSplits: 1)
+                guard parts.count == 2 else { continue }
+                fields[String(parts[0])] = String(parts[1].dropFirst())
+            }
+            guard let id = fields["id"], let event = fields["event"],
+                  let data = fields["data"].flatMap({ try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }) else { return nil }
+            return Event(id: id, event: event, data: data)
+        }
+    }
+}
