@@ -47,13 +47,15 @@ struct CrashJournalCommandTests {
         let scratchTMP = folder.appendingPathComponent("tmp"), out = folder.appendingPathComponent("out")
         try FileManager.default.createDirectory(at: scratchTMP, withIntermediateDirectories: true)
         let push = folder.appendingPathComponent("stalled.json")
-        // A download that never ends keeps the batch running until the test has looked (the budget ends it anyway).
+        // A download that never ends keeps the batch running until the test has looked and interrupted it. The budget
+        // is far longer than any wait for the request: a 5 s budget ran out first once on a loaded CI machine, and
+        // the batch ended on its own (exit 1) before the interrupt.
         let server = try LoopbackHTTPServer { _ in ServedResponse(headers: [("Content-Type", "image/jpeg")], body: .stall) }
         defer { server.stop() }
         try Data(#"{"aps": {"alert": {"title": "T"}, "mutable-content": 1}, "fcm_options": {"image": "\#(server.baseURL)/a.jpg"}}"#.utf8).write(to: push)
         let seenInOut = Mutex(false), seenInTMP = Mutex(false)
 
-        let run = try await runNSE(["batch", push.path, "--allow-http", "--time-budget", "5", "--out", out.path], environment: ["TMPDIR": scratchTMP.path]) { process in
+        let run = try await runNSE(["batch", push.path, "--allow-http", "--time-budget", "600", "--out", out.path], environment: ["TMPDIR": scratchTMP.path]) { process in
             while process.isRunning, server.requests.isEmpty {
                 usleep(10_000)
             }
