@@ -61,32 +61,18 @@ struct LocalCA {
     func issueServerCertificate() throws(ServeSetupError) -> (certificate: String, key: String) {
         var names = Self.dnsNames.map { GeneralName.dnsName($0) }
         names.append(.ipAddress(ASN1OctetString(contentBytes: [127, 0, 0, 1])))
-        return try issueLeaf(commonName: "nse serve", names: names)
+        return try issueServerLeaf(commonName: "nse serve", names: names)
     }
 
     /// A certificate for one host alone, as the real host's would be: what `--proxy` shows a client that
     /// CONNECTs to a push host.
     func issueHostCertificate(for host: String) throws(ServeSetupError) -> (certificate: String, key: String) {
-        try issueLeaf(commonName: host, names: [.dnsName(host)])
+        try issueServerLeaf(commonName: host, names: [.dnsName(host)])
     }
 
-    private func issueLeaf(commonName: String, names: [GeneralName]) throws(ServeSetupError) -> (certificate: String, key: String) {
+    private func issueServerLeaf(commonName: String, names: [GeneralName]) throws(ServeSetupError) -> (certificate: String, key: String) {
         do {
-            let key = P256.Signing.PrivateKey()
-            let subject = try DistinguishedName { CommonName(commonName) }
-            let now = Date()
-            let certificate = try Certificate(
-                version: .v3, serialNumber: Certificate.SerialNumber(), publicKey: Certificate.PublicKey(key.publicKey),
-                notValidBefore: now - 3600, notValidAfter: now + 397 * 86400, issuer: self.certificate.subject, subject: subject,
-                signatureAlgorithm: .ecdsaWithSHA256,
-                extensions: try Certificate.Extensions {
-                    Critical(BasicConstraints.notCertificateAuthority)
-                    Critical(KeyUsage(digitalSignature: true))
-                    try ExtendedKeyUsage([.serverAuth])
-                    SubjectAlternativeNames(names)
-                },
-                issuerPrivateKey: Certificate.PrivateKey(self.key))
-            return (try certificate.serializeAsPEM().pemString, key.pemRepresentation)
+            return try issueLeaf(subject: try DistinguishedName { CommonName(commonName) }, days: 397, usage: .serverAuth, names: names)
         } catch {
             throw ServeSetupError("Cannot sign the server certificate: \(error).")
         }
@@ -101,26 +87,34 @@ struct LocalCA {
     /// a TLS connection that presents it may send to that topic without a provider token.
     func issueClientCertificate(topic: String) throws(ServeSetupError) -> (certificate: String, key: String) {
         do {
-            let key = P256.Signing.PrivateKey()
             let subject = DistinguishedName([
                 RelativeDistinguishedName(RelativeDistinguishedName.Attribute(type: Self.userID, utf8String: topic)),
                 RelativeDistinguishedName(RelativeDistinguishedName.Attribute(type: .RDNAttributeType.commonName, utf8String: "Apple Push Services: \(topic)")),
             ])
-            let now = Date()
-            let certificate = try Certificate(
-                version: .v3, serialNumber: Certificate.SerialNumber(), publicKey: Certificate.PublicKey(key.publicKey),
-                notValidBefore: now - 3600, notValidAfter: now + 365 * 86400, issuer: self.certificate.subject, subject: subject,
-                signatureAlgorithm: .ecdsaWithSHA256,
-                extensions: try Certificate.Extensions {
-                    Critical(BasicConstraints.notCertificateAuthority)
-                    Critical(KeyUsage(digitalSignature: true))
-                    try ExtendedKeyUsage([.clientAuth])
-                },
-                issuerPrivateKey: Certificate.PrivateKey(self.key))
-            return (try certificate.serializeAsPEM().pemString, key.pemRepresentation)
+            return try issueLeaf(subject: subject, days: 365, usage: .clientAuth, names: nil)
         } catch {
             throw ServeSetupError("Cannot sign the client certificate: \(error).")
         }
+    }
+
+    /// A certificate signed by this CA for a new P-256 key, valid from an hour ago for `days`, and the key, both PEM.
+    private func issueLeaf(
+        subject: DistinguishedName, days: Int, usage: ExtendedKeyUsage.Usage, names: [GeneralName]?
+    ) throws -> (certificate: String, key: String) {
+        let key = P256.Signing.PrivateKey()
+        let now = Date()
+        let certificate = try Certificate(
+            version: .v3, serialNumber: Certificate.SerialNumber(), publicKey: Certificate.PublicKey(key.publicKey),
+            notValidBefore: now - 3600, notValidAfter: now + TimeInterval(days) * 86400, issuer: self.certificate.subject,
+            subject: subject, signatureAlgorithm: .ecdsaWithSHA256,
+            extensions: try Certificate.Extensions {
+                Critical(BasicConstraints.notCertificateAuthority)
+                Critical(KeyUsage(digitalSignature: true))
+                try ExtendedKeyUsage([usage])
+                if let names { SubjectAlternativeNames(names) }
+            },
+            issuerPrivateKey: Certificate.PrivateKey(self.key))
+        return (try certificate.serializeAsPEM().pemString, key.pemRepresentation)
     }
 
     /// The APNs topic a client certificate (DER) is for: its subject's UID; nil when it has none.
