@@ -17,17 +17,25 @@ struct NotificationRecord: Sendable {
     /// `{"phone": ..., "result": ...}` once delivered; nil while the pipeline runs (pending).
     var delivery: Data?
 
+    /// `"seq":N,"id":...,"service":...,"device":...,"receivedAt":...`: the fields a push's journal line and its
+    /// notification as shown share, in that order.
+    static func identityFields(seq: Int, id: String, service: String, device: String, receivedAt: String) -> Data {
+        var fields = Data(#""seq":\#(seq),"id":"#.utf8)
+        fields.append(ServeState.quoted(id))
+        fields.append(contentsOf: Array(#","service":"#.utf8))
+        fields.append(ServeState.quoted(service))
+        fields.append(contentsOf: Array(#","device":"#.utf8))
+        fields.append(ServeState.quoted(device))
+        fields.append(contentsOf: Array(#","receivedAt":"#.utf8))
+        fields.append(ServeState.quoted(receivedAt))
+        return fields
+    }
+
     /// The notification as the control API and the events stream show it, spliced from the stored JSON:
     /// thousands cost no decoding and re-encoding.
     func json() -> Data {
-        var body = Data(#"{"seq":\#(seq),"id":"#.utf8)
-        body.append(ServeState.quoted(id))
-        body.append(contentsOf: Array(#","service":"#.utf8))
-        body.append(ServeState.quoted(service))
-        body.append(contentsOf: Array(#","device":"#.utf8))
-        body.append(ServeState.quoted(device))
-        body.append(contentsOf: Array(#","receivedAt":"#.utf8))
-        body.append(ServeState.quoted(receivedAt))
+        var body = Data("{".utf8)
+        body.append(Self.identityFields(seq: seq, id: id, service: service, device: device, receivedAt: receivedAt))
         body.append(contentsOf: Array(#","status":"\#(delivery == nil ? "pending" : "delivered")","request":"#.utf8))
         body.append(request)
         // The delivery is the object {"phone": ..., "result": ...}: its members join this one.
@@ -339,14 +347,8 @@ actor ServeState {
         index.write(seq, entry)
         newest[key] = seq
         // Spliced from parts already encoded: a push's line costs no decoding and re-encoding of its request.
-        var line = Data(#"{"type":"push","seq":\#(seq),"id":"#.utf8)
-        line.append(Self.quoted(id))
-        line.append(contentsOf: Array(#","service":"#.utf8))
-        line.append(Self.quoted(service))
-        line.append(contentsOf: Array(#","device":"#.utf8))
-        line.append(Self.quoted(key))
-        line.append(contentsOf: Array(#","receivedAt":"#.utf8))
-        line.append(Self.quoted(receivedAt))
+        var line = Data(#"{"type":"push","#.utf8)
+        line.append(NotificationRecord.identityFields(seq: seq, id: id, service: service, device: key, receivedAt: receivedAt))
         line.append(contentsOf: Array(#","request":"#.utf8))
         line.append(requestData)
         line.append(contentsOf: Array("}".utf8))
