@@ -127,7 +127,14 @@ package final class ResultWorkspace: Sendable {
 
     package func remove() {
         spool?.close()
-        try? FileManager.default.removeItem(at: root)
+        // After an interrupt, an extension's thread that outlived its cancelled push can still write into its work
+        // folder while the tree is being removed; the removal then fails on a folder no longer empty. Try again
+        // (a bounded number of times) so the interrupted run leaves nothing in the output folder.
+        for _ in 0..<5 {
+            try? FileManager.default.removeItem(at: root)
+            guard FileManager.default.fileExists(atPath: root.path) else { return }
+            usleep(20_000)
+        }
     }
 
     private static func posixError(_ url: URL) -> CocoaError {
