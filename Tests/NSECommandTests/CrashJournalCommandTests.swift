@@ -40,7 +40,7 @@ struct CrashJournalCommandTests {
     }
 
     /// While a batch with --out runs, its journal is in the output folder and nothing of it is in TMPDIR.
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(3)))
     func theJournalLivesInsideTheOutputFolder() async throws {
         let folder = try temporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
