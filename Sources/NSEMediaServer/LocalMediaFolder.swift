@@ -13,11 +13,17 @@ import Synchronization
 /// ```
 public final class LocalMediaFolder: Sendable {
     public let server: LoopbackHTTPServer
-    /// The folder, absolute and standardized, as the messages name it.
+    /// The folder, absolute and standardized.
     public let folder: URL
+    /// The folder as the caller named it (relative to the working directory if it was given so), as the messages
+    /// name it: `samples/media/img/a.jpg` is what a user can paste, and it reads the same on every machine.
+    private let shownPath: String
     private let missing: MissingPaths
 
     public init(folder: URL) throws {
+        var shown = folder.relativePath
+        while shown.hasSuffix("/") { shown.removeLast() }
+        shownPath = shown
         let folder = folder.standardizedFileURL
         let directory = MediaDirectory(root: folder.path)
         let missing = MissingPaths()
@@ -49,7 +55,7 @@ public final class LocalMediaFolder: Sendable {
     }
 
     private func finding(for path: String) -> Diagnostic {
-        .warning(.mediaHTTPStatus, "The media folder has no file for \(path): nse looked for \(folder.path + path) and answered HTTP 404. Put the image there, or fix the URL's path.")
+        .warning(.mediaHTTPStatus, "The media folder has no file for \(path): nse looked for \(shownPath + path) and answered HTTP 404. Put the image there, or fix the URL's path.")
     }
 
     public func stop() {

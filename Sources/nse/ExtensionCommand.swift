@@ -95,8 +95,9 @@ struct ExtensionCommand: AsyncParsableCommand {
             throw usageFailure(error.description)
         }
 
-        let server = try media.startServer()
-        defer { server?.stop() }
+        let folder = try media.startFolder()
+        defer { folder?.stop() }
+        let server = folder?.server
         let outDirectory = out.map { URL(fileURLWithPath: $0) }
         let workspace: ResultWorkspace?
         do {
@@ -125,6 +126,8 @@ struct ExtensionCommand: AsyncParsableCommand {
                 fallback: Pipeline(device: device.profile, extensionRunner: ExtensionCrash(reason: ""), hostMapping: MediaOptions.mapping(to: server)))
             // As the user named it, like `nse process` reports it.
             result.input = input.displayPath
+            // Pushes run one after another: every path the folder lacked during this run was this push's.
+            result.diagnostics += folder?.takeMissingFiles() ?? []
             if let push = try? PushReader.read(input.file) {
                 let (choice, warning) = SDKDetection.extensionHelper(payload: push.userInfo, importedSDKs: importedSDKs, selection: sdkOption.sdk)
                 if result.extensionInvoked { result.helper = choice }

@@ -69,6 +69,9 @@ struct ExtensionCommandTests {
         #expect(missing.extensionActivity?.requests.first?.status == 404)
         #expect(missing.outcome == .modifiedWithoutAttachment)
         #expect(missing.diagnostics.map(\.code).contains(.extensionNoAttachment), "a 404 the extension shrugs off still fails the push")
+        // --media stood in for the CDN: the 404 names the local file nse looked for, as `nse process` does.
+        #expect(missing.diagnostics.contains { $0.message.contains("nse looked for samples/media/img/no-such-image.png") }, "\(missing.diagnostics)")
+        #expect(!shown.diagnostics.contains { $0.message.contains("nse looked for") })
     }
 
     @Test func sourcesWithoutAServiceClassAreAUsageError() async throws {
