@@ -120,7 +120,8 @@ struct BatchRunnerTests {
         let events = Events()
         let server = try LoopbackHTTPServer { request in
             guard request.path == "/stall.jpg" else { return .ok(Self.okJPEG, contentType: "image/jpeg") }
-            let cap = ContinuousClock.now + .seconds(60)
+            // A hang guard, not a measure: the twenty others take seconds, minutes on a starved machine.
+            let cap = ContinuousClock.now + .seconds(240)
             while events.goodSaved.withLock({ $0 }) < 20, ContinuousClock.now < cap { usleep(1_000) }
             events.releasedByEvent.withLock { $0 = events.goodSaved.withLock { $0 } == 20 }
             return .ok(Self.okJPEG, contentType: "image/jpeg")
@@ -132,7 +133,7 @@ struct BatchRunnerTests {
         for index in 0..<3 { try tree.add("a-stall-\(index).json", imageURL: server.baseURL + "/stall.jpg") }
         for index in 0..<20 { try tree.add("b-ok-\(index).json", imageURL: server.baseURL + "/ok.jpg") }
 
-        let runner = BatchRunner(pipeline: Pipeline(device: loopbackProfile(budget: .seconds(120))), jobs: 4, outDirectory: nil)
+        let runner = BatchRunner(pipeline: Pipeline(device: loopbackProfile(budget: .seconds(600))), jobs: 4, outDirectory: nil)
         let report = try await runner.run(try BatchInputDiscovery.discover([tree.root.path])) { _, entry in
             if entry.input.contains("b-ok") { events.goodSaved.withLock { $0 += 1 } }
         }
