@@ -23,7 +23,8 @@ struct SnapshotFixtureTests {
         let server = try LoopbackHTTPServer { directory.respond(to: $0) }
         defer { server.stop() }
         var profile = DeviceProfile()
-        profile.timeBudget = .seconds(5)
+        // Minutes: no sample here is about expiry, and a loaded machine must not turn a download into one.
+        profile.timeBudget = .seconds(300)
         let pipeline = Pipeline(device: profile, hostMapping: MediaHostMapping(origin: URL(string: server.baseURL)!))
         var runner = BatchRunner(pipeline: pipeline, jobs: 1, outDirectory: nil)
         let collected = Mutex<[(Int, SnapshotFixture.Push)]>([])
@@ -46,7 +47,9 @@ struct SnapshotFixtureTests {
         SnapshotFixture.Preview(mimeType: preview.mimeType, width: preview.width, height: preview.height, frame: preview.frame)
     }
 
-    @Test(.timeLimit(.minutes(1)))
+    /// The time limit is a hang guard: a run beside a full build took over a minute, and a batch cut short by it
+    /// reads as changed results.
+    @Test(.timeLimit(.minutes(5)))
     func aLiveBatchGivesTheFixturesResults() async throws {
         let live = try await Self.liveFixture().encoded()
         let file = SnapshotFixture.file

@@ -28,9 +28,9 @@ struct ServeFixture {
     var port: Int { server.port }
     var base: String { "http://127.0.0.1:\(server.port)" }
 
-    /// The idle and request timeouts are minutes, not the server's defaults: the suite shares two cores with the
-    /// rest of `make test`, and a request that a starved test process takes 30 s to read whole must not be reset as
-    /// a slow client. The tests of the deadlines themselves pass short ones.
+    /// The idle and request timeouts are minutes, not the server's defaults: the server runs inside the test
+    /// process, which shares two cores with the rest of `make test`, and a test about something else must not see
+    /// its request reset as a slow client's. The tests of the deadlines themselves pass short ones.
     static func start(
         devices: String = devicesJSON, acceptAnyToken: Bool = false, data: URL? = nil, tls: Bool = false,
         idleTimeout: Duration = .seconds(300), requestTimeout: Duration = .seconds(300), maxConnections: Int? = nil,
