@@ -4,7 +4,7 @@ import Testing
 
 /// Each APNs answer the emulator gives (device-behaviour.md section 8), sent by curl over HTTP/2 with prior
 /// knowledge: the status, the `reason` body and the `apns-id` header, as Apple documents them.
-@Suite(.timeLimit(.minutes(2)))
+@Suite(.timeLimit(.minutes(10)))
 struct APNsEndpointTests {
     @Test func acceptedPushIsAnswered200WithTheSendersApnsIDAndShownOnThePhone() async throws {
         let fixture = try await ServeFixture.start()

@@ -5,7 +5,7 @@ import Testing
 /// APNs's certificate-based trust: a client certificate the local CA issued for a topic authorizes requests without
 /// a provider token on its connection; and TooManyProviderTokenUpdates for a token changed too soon on one
 /// connection.
-@Suite(.timeLimit(.minutes(2)))
+@Suite(.timeLimit(.minutes(10)))
 struct ClientCertificateTests {
     static func issue(_ fixture: ServeFixture, topic: String) async throws -> String {
         let answer = try await curl(["--data-binary", #"{"topic": "\#(topic)"}"#, fixture.base + "/emulator/v1/client-certificates"])

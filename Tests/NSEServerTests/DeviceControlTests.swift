@@ -4,7 +4,7 @@ import Testing
 
 /// Devices and FCM topics changed through the control API, and topic and condition messages reaching every
 /// subscribed device, as a backend's fan-out code relies on.
-@Suite(.timeLimit(.minutes(3)))
+@Suite(.timeLimit(.minutes(10)))
 struct DeviceControlTests {
     static let ios2 = "cccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccc"
 

@@ -3,7 +3,7 @@ import NSEServer
 import Testing
 
 /// FCM HTTP v1 as Google's own Admin SDK (firebase-admin for Python) and curl speak it to the emulator.
-@Suite(.timeLimit(.minutes(3)))
+@Suite(.timeLimit(.minutes(10)))
 struct FCMEndpointTests {
     @Test func firebaseAdminSendReachesTheIPhoneAndTheAndroidPhone() async throws {
         let fixture = try await ServeFixture.start()

@@ -4,7 +4,7 @@ import Testing
 
 /// A backend's FCM token housekeeping: a rotated token's old value answers UNREGISTERED, and a token inactive past
 /// FCM's stale period (270 days) expires, tested by moving the emulator's clock instead of waiting.
-@Suite(.timeLimit(.minutes(2)))
+@Suite(.timeLimit(.minutes(10)))
 struct FCMTokenLifecycleTests {
     static func send(_ fixture: ServeFixture, _ token: String) async throws -> [String: Any] {
         try await python("fcm_admin_client.py", [String(fixture.port), ServeFixture.project, "send", token])

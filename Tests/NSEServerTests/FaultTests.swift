@@ -3,7 +3,7 @@ import NSEServer
 import Testing
 
 /// Faults on demand: a backend's retry and back-off, tested against the answers an overloaded service gives.
-@Suite(.timeLimit(.minutes(2)))
+@Suite(.timeLimit(.minutes(10)))
 struct FaultTests {
     private func fault(_ fixture: ServeFixture, _ body: String) async throws -> CurlAnswer {
         try await curl(["-H", "content-type: application/json", "--data-binary", body, fixture.base + "/emulator/v1/faults"])

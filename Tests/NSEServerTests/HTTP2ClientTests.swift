@@ -3,7 +3,7 @@ import NSEServer
 import Testing
 
 /// An APNs request as a Python backend sends it: httpx over HTTP/2 with a real ES256 provider token (PyJWT).
-@Suite(.timeLimit(.minutes(2)))
+@Suite(.timeLimit(.minutes(10)))
 struct HTTP2ClientTests {
     @Test func httpxOverHTTP2IsAcceptedAndItsApnsIDEchoed() async throws {
         let fixture = try await ServeFixture.start()

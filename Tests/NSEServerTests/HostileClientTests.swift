@@ -3,7 +3,7 @@ import NSEServer
 import Testing
 
 /// Clients that misbehave: each gets an answer or a closed connection in bounded time, and the server serves on.
-@Suite(.timeLimit(.minutes(2)))
+@Suite(.timeLimit(.minutes(10)))
 struct HostileClientTests {
     /// Opens a connection, sends `bytes` (hex), and reports whether the server closed it (reading to its end).
     private func closedAfterSending(_ port: Int, hex: String) async throws -> String {

@@ -3,7 +3,7 @@ import NSEServer
 import Testing
 
 /// The journal (nothing accepted is lost, a restart serves the same history) and the control API.
-@Suite(.timeLimit(.minutes(2)))
+@Suite(.timeLimit(.minutes(10)))
 struct JournalAndControlTests {
     @Test func acceptedPushIsInTheJournalWhenTheAnswerArrives() async throws {
         let fixture = try await ServeFixture.start()
@@ -287,7 +287,7 @@ struct JournalAndControlTests {
 }
 
 /// Many pushes at once over one HTTP/2 connection: every one is delivered, none stays pending.
-@Suite(.timeLimit(.minutes(3)))
+@Suite(.timeLimit(.minutes(10)))
 struct ConcurrentPushTests {
     @Test func twoHundredConcurrentPushesAreAllDelivered() async throws {
         let fixture = try await ServeFixture.start()

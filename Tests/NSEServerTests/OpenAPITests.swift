@@ -5,7 +5,7 @@ import Testing
 /// docs/openapi.yaml against a running server: every documented operation is exercised with real requests whose
 /// statuses and bodies validate against the documented schemas, and no undocumented method or path is answered
 /// with a success (Tests/NSEServerTests/Clients/openapi_check.py, with jsonschema).
-@Suite(.timeLimit(.minutes(3)))
+@Suite(.timeLimit(.minutes(10)))
 struct OpenAPITests {
     @Test func theServerAnswersAsDocsOpenAPIYamlSays() async throws {
         let fixture = try await ServeFixture.start()

@@ -4,7 +4,7 @@ import Testing
 
 /// What the phone shows under the user's notification settings and the app's state (device-behaviour.md section
 /// 9): the pipeline's result stays `nse process`'s, the phone shows what the settings leave of it.
-@Suite(.timeLimit(.minutes(2)))
+@Suite(.timeLimit(.minutes(10)))
 struct PhoneSettingsTests {
     struct Case: Sendable, CustomTestStringConvertible {
         var name: String

@@ -5,7 +5,7 @@ import Testing
 
 /// With the key's public part in the devices file, a provider token must be signed by it (ES256) and issued by
 /// its team: as APNs checks the tokens of a team's `.p8` key.
-@Suite(.timeLimit(.minutes(2)))
+@Suite(.timeLimit(.minutes(10)))
 struct ProviderKeyTests {
     static let kid = "ABC123DEFG"
     static let team = "TEAM123456"

@@ -5,7 +5,7 @@ import Testing
 /// `nse serve --proxy`: senders nobody here wrote, unchanged, pointed at the emulator by the environment alone.
 /// Every push host is answered on loopback and every other host is refused (deny mode) or reaches a server of the
 /// test's own (tunnel mode): nothing leaves the machine.
-@Suite(.timeLimit(.minutes(3)))
+@Suite(.timeLimit(.minutes(10)))
 struct ProxyTests {
     /// The variables `nse serve --print-env` prints, as a shell would set them.
     static func printedEnvironment(_ fixture: ServeFixture) throws -> [String: String] {
