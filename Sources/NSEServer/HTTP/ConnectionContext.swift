@@ -1,4 +1,5 @@
 import Foundation
+import SwiftASN1
 import Synchronization
 import X509
 
@@ -37,18 +38,18 @@ public struct ClientCertificateTrust: Sendable {
     enum Judgement: Sendable, Equatable {
         /// Issued by the local CA, valid now, for this topic and these environments.
         case valid(topic: String, environments: Set<DeviceEntry.APNsEnvironment>)
-        /// APNs's BadCertificate: why, for the server's own log of it.
-        case bad(String)
+        /// APNs's BadCertificate: not issued by the local CA, out of its validity dates, or naming no topic.
+        case bad
     }
 
     static func judge(_ der: [UInt8], trust: ClientCertificateTrust?, now: Date = Date()) -> Judgement {
-        guard let trust else { return .bad("no client certificate is trusted here") }
-        guard let certificate = try? Certificate(derEncoded: der) else { return .bad("not an X.509 certificate") }
+        guard let trust else { return .bad }
+        guard let certificate = try? Certificate(derEncoded: der) else { return .bad }
         guard certificate.issuer == trust.issuer.subject, trust.issuer.publicKey.isValidSignature(certificate.signature, for: certificate) else {
-            return .bad("not issued by the local CA")
+            return .bad
         }
-        guard certificate.notValidBefore <= now, now <= certificate.notValidAfter else { return .bad("expired or not yet valid") }
-        guard let topic = LocalCA.topic(of: certificate) else { return .bad("names no topic (UID)") }
+        guard certificate.notValidBefore <= now, now <= certificate.notValidAfter else { return .bad }
+        guard let topic = LocalCA.topic(of: certificate) else { return .bad }
         var environments = Set(LocalCA.environmentExtensions.filter { certificate.extensions[oid: $0.oid] != nil }.map(\.environment))
         // Certificates issued before the emulator marked environments are good for both, as the default is.
         if environments.isEmpty { environments = [.development, .production] }

@@ -181,7 +181,7 @@ final class ProtocolDetector: ChannelInboundHandler, RemovableChannelHandler {
     ) throws {
         if clientCertificates != nil {
             // Any certificate completes the handshake: APNs answers a bad one 403 BadCertificate, request by request.
-            try channel.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: context) { _, verified in verified.succeed(.certificateVerified) })
+            try channel.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: context, customVerificationCallback: { _, verified in verified.succeed(.certificateVerified) }))
         } else {
             try channel.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: context))
         }
