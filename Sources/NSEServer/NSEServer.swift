@@ -82,6 +82,7 @@ public final class NSEServer: Sendable {
             devices: configuration.devices, dataDirectory: configuration.dataDirectory, clock: clock, fcmTokenExpiry: configuration.fcmTokenExpiry)
         let deliveries = Deliveries(state: state, pipeline: PhonePipeline(defaults: configuration.pipeline, extensionCache: configuration.extensionCache))
         let replayed = await state.replay()
+        try await state.journalActivityStart()
         deliveries.resume(seqs: replayed.pending)
         let router = Router(
             apns: APNsEndpoint(state: state, deliveries: deliveries, acceptAnyToken: configuration.acceptAnyToken, providerKeys: configuration.providerKeys, clock: { clock.now() },
@@ -103,7 +104,8 @@ public final class NSEServer: Sendable {
             started.append(try await HTTPServer.start(host: configuration.host, port: configuration.port, group: group, limits: limits, responder: router, proxy: proxy))
             var secure: HTTPServer?
             if let tls, let tlsPort = configuration.tlsPort {
-                secure = try await HTTPServer.start(host: configuration.host, port: tlsPort, group: group, tls: tls.context, limits: limits, responder: router)
+                secure = try await HTTPServer.start(
+                    host: configuration.host, port: tlsPort, group: group, tls: tls.context, clientCertificates: tls.trust, limits: limits, responder: router)
             }
             return NSEServer(servers: started, tls: secure, caCertificate: tls?.ca ?? proxyCA?.certificateURL, skipped: replayed.skipped, group: group)
         } catch {
@@ -120,13 +122,16 @@ public final class NSEServer: Sendable {
     }
 
     /// TLS with ALPN h2 then http/1.1, the certificate signed by the data folder's CA.
-    private static func tlsContext(dataDirectory: URL) throws(ServeSetupError) -> (context: NIOSSLContext, ca: URL) {
+    private static func tlsContext(dataDirectory: URL) throws(ServeSetupError) -> (context: NIOSSLContext, ca: URL, trust: ClientCertificateTrust) {
         let ca = try LocalCA.loadOrCreate(in: dataDirectory)
         let issued = try ca.issueServerCertificate()
         do {
             // APNs's certificate-based trust: a client may present a certificate the local CA issued
-            // (`POST /emulator/v1/client-certificates`).
-            return (try HTTPServer.tlsContext(certificatePEM: issued.certificate, keyPEM: issued.key, clientCertificateCA: ca.certificateURL), ca.certificateURL)
+            // (`POST /emulator/v1/client-certificates`); another is 403 BadCertificate.
+            return (
+                try HTTPServer.tlsContext(certificatePEM: issued.certificate, keyPEM: issued.key, clientCertificateCA: ca.certificateURL), ca.certificateURL,
+                ClientCertificateTrust(issuer: ca.certificate)
+            )
         } catch {
             throw ServeSetupError("Cannot set up TLS: \(error).")
         }

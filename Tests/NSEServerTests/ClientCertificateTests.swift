@@ -7,20 +7,26 @@ import Testing
 /// connection.
 @Suite(.timeLimit(.minutes(10)))
 struct ClientCertificateTests {
-    static func issue(_ fixture: ServeFixture, topic: String) async throws -> String {
-        let answer = try await curl(["--data-binary", #"{"topic": "\#(topic)"}"#, fixture.base + "/emulator/v1/client-certificates"])
+    static func issue(_ fixture: ServeFixture, topic: String, environment: String? = nil) async throws -> String {
+        let body = environment.map { #"{"topic": "\#(topic)", "environment": "\#($0)"}"# } ?? #"{"topic": "\#(topic)"}"#
+        let answer = try await curl(["--data-binary", body, fixture.base + "/emulator/v1/client-certificates"])
         #expect(answer.status == 200)
         #expect((answer.json?["certificate"] as? String)?.hasPrefix("-----BEGIN CERTIFICATE-----") == true)
         return try #require(answer.json?["path"] as? String)
     }
 
-    static func send(_ fixture: ServeFixture, certificate: String?, headers: [String] = []) async throws -> CurlAnswer {
+    /// A push over TLS presenting `certificate`; to `host` (one of Apple's, which curl connects to the TLS port,
+    /// the server certificate naming it) or localhost.
+    static func send(
+        _ fixture: ServeFixture, certificate: String?, headers: [String] = [], token: String = ServeFixture.token, host: String = "localhost"
+    ) async throws -> CurlAnswer {
         let ca = try #require(fixture.server.caCertificate).path
         let port = try #require(fixture.server.tlsPort)
         var arguments = ["--http2", "--cacert", ca, "--data-binary", #"{"aps":{"alert":{"title":"By certificate"}}}"#]
         if let certificate { arguments += ["--cert", certificate] }
         for header in headers { arguments += ["-H", header] }
-        return try await curl(arguments + ["https://localhost:\(port)/3/device/\(ServeFixture.token)"])
+        if host == "localhost" { return try await curl(arguments + ["https://localhost:\(port)/3/device/\(token)"]) }
+        return try await curl(arguments + ["--connect-to", "\(host):443:127.0.0.1:\(port)", "https://\(host)/3/device/\(token)"])
     }
 
     @Test func certificateAuthorizesRequestsWithoutAProviderToken() async throws {
@@ -60,18 +66,50 @@ struct ClientCertificateTests {
         #expect(valid.status == 200)
     }
 
-    @Test func certificateNotFromTheLocalCAEndsTheHandshake() async throws {
+    @Test func certificateNotFromTheLocalCAIsBadCertificate() async throws {
         let fixture = try await ServeFixture.start(tls: true)
         defer { Task { await fixture.stop() } }
-        // Another emulator's CA issues it: this one's does not trust it.
+        // Another emulator's CA issues it: this one's does not trust it. APNs answers, as Apple documents, 403.
         let stranger = try await ServeFixture.start(tls: true)
         let foreign = try await Self.issue(stranger, topic: ServeFixture.topic)
         await stranger.stop()
-        let ca = try #require(fixture.server.caCertificate).path
-        let run = try await runChild("/usr/bin/curl", ["-s", "--http2", "--cacert", ca, "--cert", foreign, "--data-binary", "{}",
-                                                       "https://localhost:\(try #require(fixture.server.tlsPort))/3/device/\(ServeFixture.token)"])
-        #expect(run.status != 0)
-        #expect(try await fixture.notifications().isEmpty)
+        let refused = try await Self.send(fixture, certificate: foreign)
+        #expect(refused.status == 403)
+        #expect(refused.json?["reason"] as? String == "BadCertificate")
+        #expect(refused.headers["apns-id"] != nil)
+        // A provider token on the same connection is token authentication: the certificate does not matter.
+        let byToken = try await Self.send(fixture, certificate: foreign, headers: ["authorization: bearer \(providerToken())", "apns-topic: \(ServeFixture.topic)"])
+        #expect(byToken.status == 200)
+        #expect(try await fixture.notifications().count == 1)
+    }
+
+    @Test func certificateForTheOtherEnvironmentIsBadCertificateEnvironment() async throws {
+        let fixture = try await ServeFixture.start(tls: true)
+        defer { Task { await fixture.stop() } }
+        let development = try await Self.issue(fixture, topic: ServeFixture.topic, environment: "development")
+        let production = try await Self.issue(fixture, topic: ServeFixture.topic, environment: "production")
+        #expect(development.hasSuffix("\(ServeFixture.topic)-development.pem"))
+
+        // The host names the environment: Apple's production host refuses a development certificate, and the
+        // sandbox host a production one.
+        let wrongHost = try await Self.send(fixture, certificate: development, token: ServeFixture.productionToken, host: "api.push.apple.com")
+        #expect(wrongHost.status == 403)
+        #expect(wrongHost.json?["reason"] as? String == "BadCertificateEnvironment")
+        let wrongSandbox = try await Self.send(fixture, certificate: production, host: "api.sandbox.push.apple.com")
+        #expect(wrongSandbox.json?["reason"] as? String == "BadCertificateEnvironment")
+        #expect(try await Self.send(fixture, certificate: development, host: "api.sandbox.push.apple.com").status == 200)
+        #expect(try await Self.send(fixture, certificate: production, token: ServeFixture.productionToken, host: "api.push.apple.com").status == 200)
+
+        // On localhost (no environment of its own) the device's token decides.
+        let wrongDevice = try await Self.send(fixture, certificate: development, token: ServeFixture.productionToken)
+        #expect(wrongDevice.status == 403)
+        #expect(wrongDevice.json?["reason"] as? String == "BadCertificateEnvironment")
+        #expect(try await Self.send(fixture, certificate: development).status == 200)
+        // Without `environment` the certificate is good for both, like Apple's "Sandbox & Production" ones.
+        let both = try await Self.issue(fixture, topic: ServeFixture.topic)
+        #expect(try await Self.send(fixture, certificate: both, token: ServeFixture.productionToken, host: "api.push.apple.com").status == 200)
+        #expect(try await Self.send(fixture, certificate: both, host: "api.sandbox.push.apple.com").status == 200)
+        #expect(try await curl(["--data-binary", #"{"topic": "x.y", "environment": "staging"}"#, fixture.base + "/emulator/v1/client-certificates"]).status == 400)
     }
 
     @Test func providerTokenChangedTooSoonOnOneConnectionIsTooManyProviderTokenUpdates() async throws {

@@ -5,22 +5,28 @@ import Synchronization
 /// certificate-based connection to APNs"; device-behaviour.md section 8). A request that carries
 /// `authorization: bearer <JWT>` is token-authenticated, whatever its connection: the token's checks apply and
 /// `apns-topic` is required (MissingTopic). A request without one, on a TLS connection that presented a client
-/// certificate the local CA issued, is authorized by the certificate: `apns-topic` defaults to the certificate's
-/// topic, and another topic (other than it with a push type's suffix) is 400 TopicDisallowed.
+/// certificate, is authorized by the certificate: one the local CA did not issue, out of its validity or naming no
+/// topic is 403 BadCertificate; one for the other environment than the host's (or, on a host of neither, than the
+/// device's) is 403 BadCertificateEnvironment; `apns-topic` defaults to the certificate's topic, and another topic
+/// (other than it with a push type's suffix) is 400 TopicDisallowed.
 extension APNsEndpoint {
     enum Authorization {
-        /// Authorized for this topic.
-        case topic(String)
+        /// Authorized for this topic; by a client certificate good for these environments, or by a token (nil).
+        case topic(String, certificateEnvironments: Set<DeviceEntry.APNsEnvironment>?)
         case refused(APNsReason)
     }
 
     /// The request's topic once authorized, or APNs's reason for refusing it.
     func authorize(_ request: ServerRequest) -> Authorization {
         let authorization = request.header("authorization")
-        if authorization == nil, let certificateTopic = request.connection?.certificateTopic {
+        if authorization == nil, let certificate = request.connection?.certificate {
+            guard case .valid(let certificateTopic, let environments) = certificate else { return .refused(.badCertificate) }
+            if let host = Self.environment(host: request.header("host")), !environments.contains(host) {
+                return .refused(.badCertificateEnvironment)
+            }
             let topic = request.header("apns-topic").flatMap { $0.isEmpty ? nil : $0 } ?? certificateTopic
             guard topic == certificateTopic || topic.hasPrefix(certificateTopic + ".") else { return .refused(.topicDisallowed) }
-            return .topic(topic)
+            return .topic(topic, certificateEnvironments: environments)
         }
         let now = clock()
         if let reason = checkProviderToken(authorization) { return .refused(reason) }
@@ -29,7 +35,7 @@ extension APNsEndpoint {
             return .refused(reason)
         }
         guard let topic = request.header("apns-topic"), !topic.isEmpty else { return .refused(.missingTopic) }
-        return .topic(topic)
+        return .topic(topic, certificateEnvironments: nil)
     }
 }
 

@@ -56,9 +56,10 @@ struct APNsEndpoint: Sendable {
         guard !token.contains("/") else { return .refused(.badPath) }
         if Self.singleHeaders.contains(where: { request.values($0).count > 1 }) { return .refused(.duplicateHeaders) }
         let topic: String
+        let certificateEnvironments: Set<DeviceEntry.APNsEnvironment>?
         switch authorize(request) {
         case .refused(let reason): return .refused(reason)
-        case .topic(let authorized): topic = authorized
+        case .topic(let authorized, let environments): (topic, certificateEnvironments) = (authorized, environments)
         }
         guard !request.bodyTooLarge else { return .refused(.payloadTooLarge) }
         guard !request.body.isEmpty else { return .refused(.payloadEmpty) }
@@ -74,6 +75,8 @@ struct APNsEndpoint: Sendable {
         guard var device, let apns = device.apns else { return .refused(.badDeviceToken) }
         // A token of the other environment is unknown to the host the request went to.
         if let environment, environment != apns.environment { return .refused(.badDeviceToken) }
+        // On a host of neither environment (127.0.0.1), the device's environment is the one the certificate must be for.
+        if let certificateEnvironments, !certificateEnvironments.contains(apns.environment) { return .refused(.badCertificateEnvironment) }
         guard let bundleID = device.bundleId, topic == bundleID || topic.hasPrefix(bundleID + ".") else {
             return .refused(.deviceTokenNotForTopic)
         }

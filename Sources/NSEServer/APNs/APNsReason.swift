@@ -3,6 +3,8 @@ import NSEPush
 /// APNs's answers: the HTTP status and `reason` Apple documents for each ("Handling notification responses from
 /// APNs", developer.apple.com; the same list as sideshow/apns2's response.go and Pushy's RejectionReason).
 enum APNsReason: String, Sendable {
+    case badCertificate = "BadCertificate"
+    case badCertificateEnvironment = "BadCertificateEnvironment"
     case badCollapseId = "BadCollapseId"
     case badDeviceToken = "BadDeviceToken"
     case badExpirationDate = "BadExpirationDate"
@@ -31,7 +33,7 @@ enum APNsReason: String, Sendable {
 
     var status: Int {
         switch self {
-        case .expiredProviderToken, .invalidProviderToken, .missingProviderToken: 403
+        case .badCertificate, .badCertificateEnvironment, .expiredProviderToken, .invalidProviderToken, .missingProviderToken: 403
         case .badPath: 404
         case .methodNotAllowed: 405
         case .unregistered: 410

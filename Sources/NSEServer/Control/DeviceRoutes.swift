@@ -41,7 +41,7 @@ extension ControlAPI {
         case ("GET", 1, "clock"):
             return clockAnswer()
         case ("POST", 1, "clock"):
-            return setClock(request)
+            return await setClock(request)
         case ("POST", 1, "client-certificates"):
             return issueClientCertificate(request)
         case (_, 1, "clock"), (_, 1, "client-certificates"), (_, 2, "devices"), (_, 4, "devices"):
@@ -81,8 +81,11 @@ extension ControlAPI {
         return await answer(status: 201) { () async throws(DeviceChangeError) in try await state.add(device) }
     }
 
-    /// The keys a `PATCH` may change: the user's settings, the app's state and code; never the tokens.
-    static let changeableKeys: Set<String> = ["name", "settings", "appState", "foregroundPresentation", "extension"]
+    /// The keys a `PATCH` may change: the user's settings, the app's state and code, and the FCM installation ID
+    /// (`fcm` with `fid` alone); never the tokens.
+    static let changeableKeys: Set<String> = ["name", "settings", "appState", "foregroundPresentation", "extension", "fcm"]
+    /// Of `fcm`, a `PATCH` changes the installation ID only: a rotation changes the token, topics their routes.
+    static let changeableFCMKeys: Set<String> = ["fid"]
 
     /// `PATCH /emulator/v1/devices/<token>`: `settings` and `extension` merge key by key; the others replace.
     private func changeDevice(key: String, _ request: ServerRequest) async -> ServerResponse {
@@ -92,6 +95,11 @@ extension ControlAPI {
         }
         if let other = changes.keys.sorted().first(where: { !Self.changeableKeys.contains($0) }) {
             return Self.error(400, "`\(other)` cannot be changed: a change gives \(Self.changeableKeys.sorted().joined(separator: ", ")). Rotate an FCM token with POST .../rotate-fcm-token, change topics with PUT or DELETE .../topics/<topic>.")
+        }
+        if let fcm = changes["fcm"] {
+            guard let given = fcm as? [String: Any], !given.isEmpty, given.keys.allSatisfy(Self.changeableFCMKeys.contains) else {
+                return Self.error(400, #"`fcm` takes only {"fid": "<the Firebase Installation ID>"} in a change: rotate the token with POST .../rotate-fcm-token, change topics with PUT or DELETE .../topics/<topic>."#)
+            }
         }
         return await answer { () async throws(DeviceChangeError) in
             try await state.update(key: try await stableKey(key)) { device throws(DeviceChangeError) in
@@ -104,6 +112,9 @@ extension ControlAPI {
                     } else {
                         merged[name] = value
                     }
+                }
+                if changes["fcm"] != nil, device.fcm == nil {
+                    throw DeviceChangeError(status: 400, message: "The device has no FCM token: an installation ID is FCM's.")
                 }
                 do {
                     let data = try JSONSerialization.data(withJSONObject: merged)
@@ -139,19 +150,26 @@ extension ControlAPI {
         }
     }
 
-    /// `POST /emulator/v1/client-certificates {"topic": "<bundle ID>"}`: a client certificate for APNs's
-    /// certificate-based trust, signed by the local CA, written with its key to
-    /// `<data>/client-certificates/<topic>.pem` (what `curl --cert` and Python's `load_cert_chain` read).
+    /// `POST /emulator/v1/client-certificates {"topic": "<bundle ID>", "environment": "development" | "production"}`:
+    /// a client certificate for APNs's certificate-based trust, signed by the local CA, for one environment or
+    /// (without `environment`) both, written with its key to `<data>/client-certificates/<topic>[-<environment>].pem`
+    /// (what `curl --cert` and Python's `load_cert_chain` read).
     private func issueClientCertificate(_ request: ServerRequest) -> ServerResponse {
+        let usage = #"Expected {"topic": "<the app's bundle ID, such as com.example.shop>"}, and optionally "environment": "development" or "production" (without it, both)."#
         guard let body = (try? JSONSerialization.jsonObject(with: Data(request.body))) as? [String: Any],
-              let topic = body["topic"] as? String, Self.isBundleID(topic) else {
-            return Self.error(400, #"Expected {"topic": "<the app's bundle ID, such as com.example.shop>"}."#)
+              let topic = body["topic"] as? String, Self.isBundleID(topic), body.keys.allSatisfy({ $0 == "topic" || $0 == "environment" }) else {
+            return Self.error(400, usage)
+        }
+        var environment: DeviceEntry.APNsEnvironment?
+        if let given = body["environment"] {
+            guard let named = (given as? String).flatMap(DeviceEntry.APNsEnvironment.init(rawValue:)) else { return Self.error(400, usage) }
+            environment = named
         }
         do throws(ServeSetupError) {
             let ca = try LocalCA.loadOrCreate(in: state.dataDirectory)
-            let issued = try ca.issueClientCertificate(topic: topic)
+            let issued = try ca.issueClientCertificate(topic: topic, environments: environment.map { [$0] } ?? [.development, .production])
             let folder = state.dataDirectory.appendingPathComponent(LocalCA.clientCertificateFolder, isDirectory: true)
-            let file = folder.appendingPathComponent("\(topic).pem")
+            let file = folder.appendingPathComponent(environment.map { "\(topic)-\($0.rawValue).pem" } ?? "\(topic).pem")
             do {
                 try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
                 // PEM blocks each end with a line break, or OpenSSL reads the next block's first line as part of this one.
@@ -160,7 +178,9 @@ extension ControlAPI {
             } catch {
                 throw ServeSetupError("Cannot write \(file.path): \(error.localizedDescription).")
             }
-            return .json(200, ["topic": topic, "certificate": issued.certificate, "key": issued.key, "path": file.path, "ca": ca.certificateURL.path])
+            var answer: [String: Any] = ["topic": topic, "certificate": issued.certificate, "key": issued.key, "path": file.path, "ca": ca.certificateURL.path]
+            answer["environments"] = environment.map { [$0.rawValue] } ?? ["development", "production"]
+            return .json(200, answer)
         } catch {
             return Self.error(500, error.description)
         }
@@ -179,17 +199,22 @@ extension ControlAPI {
     }
 
     /// `POST /emulator/v1/clock`: `{"now": <milliseconds since 1970>}` sets it, `{"advance": <seconds>}` moves it.
-    private func setClock(_ request: ServerRequest) -> ServerResponse {
+    /// Journaled: a restarted server's clock reads as if it had run on from here.
+    private func setClock(_ request: ServerRequest) async -> ServerResponse {
         let body = (try? JSONSerialization.jsonObject(with: Data(request.body))) as? [String: Any] ?? [:]
         // 1970 to 9999: a clock a Date can hold and an ISO 8601 string can say.
         let limit = 253_402_300_799_000.0
-        switch (body["now"] as? NSNumber, body["advance"] as? NSNumber, body.count) {
-        case (let now?, nil, 1) where now.doubleValue.isFinite && (0...limit).contains(now.doubleValue):
-            state.clock.set(Date(timeIntervalSince1970: now.doubleValue / 1000))
-        case (nil, let seconds?, 1) where seconds.doubleValue.isFinite && abs(seconds.doubleValue) <= limit / 1000:
-            state.clock.advance(by: seconds.doubleValue)
-        default:
-            return Self.error(400, #"Expected {"now": <milliseconds since 1970>} or {"advance": <seconds, may be negative>}."#)
+        do {
+            switch (body["now"] as? NSNumber, body["advance"] as? NSNumber, body.count) {
+            case (let now?, nil, 1) where now.doubleValue.isFinite && (0...limit).contains(now.doubleValue):
+                _ = try await state.changeClock(now: Date(timeIntervalSince1970: now.doubleValue / 1000))
+            case (nil, let seconds?, 1) where seconds.doubleValue.isFinite && abs(seconds.doubleValue) <= limit / 1000:
+                _ = try await state.changeClock(advance: seconds.doubleValue)
+            default:
+                return Self.error(400, #"Expected {"now": <milliseconds since 1970>} or {"advance": <seconds, may be negative>}."#)
+            }
+        } catch {
+            return Self.error(500, error.description)
         }
         return clockAnswer()
     }

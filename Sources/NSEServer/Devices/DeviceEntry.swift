@@ -37,11 +37,16 @@ public struct DeviceEntry: Sendable, Codable, Equatable {
         public var project: String
         /// Topics the app subscribed to (`messaging.subscribe_to_topic`).
         public var topics: [String] = []
+        /// The app instance's Firebase Installation ID: FCM HTTP v1 also takes it as a message's target
+        /// (`message.fid`; Firebase's projects.messages.send reference, firebase-admin-python 7's `Message.fid`).
+        /// A token rotation keeps it: the installation is the same.
+        public var fid: String?
 
-        public init(token: String, project: String, topics: [String] = []) {
+        public init(token: String, project: String, topics: [String] = [], fid: String? = nil) {
             self.token = token
             self.project = project
             self.topics = topics
+            self.fid = fid
         }
 
         public init(from decoder: any Decoder) throws {
@@ -49,6 +54,7 @@ public struct DeviceEntry: Sendable, Codable, Equatable {
             token = try container.decode(String.self, forKey: .token)
             project = try container.decode(String.self, forKey: .project)
             topics = try container.decodeIfPresent([String].self, forKey: .topics) ?? []
+            fid = try container.decodeIfPresent(String.self, forKey: .fid)
         }
     }
 
@@ -191,6 +197,9 @@ extension DeviceEntry {
             if let topic = fcm.topics.first(where: { !FCMTopic.isValid($0) }) {
                 throw ServeSetupError("\(place): the topic \"\(topic)\" is not an FCM topic name (\(FCMTopic.rule)).")
             }
+            if let fid = fcm.fid, !FCMInstallationID.isWellFormed(fid) {
+                throw ServeSetupError("\(place): `fcm.fid` \"\(fid)\" is not a Firebase Installation ID (\(FCMInstallationID.rule)).")
+            }
         }
         if `extension`.kind == .folder {
             var isFolder: ObjCBool = false
@@ -274,6 +283,7 @@ public struct DevicesFile: Sendable, Codable {
         }
         var apnsTokens: Set<String> = []
         var fcmTokens: Set<String> = []
+        var fids: Set<String> = []
         for (index, device) in devices.enumerated() {
             let place = "\(name): devices[\(index)] (\(device.name))"
             try device.check(place: place)
@@ -282,6 +292,9 @@ public struct DevicesFile: Sendable, Codable {
             }
             if let fcm = device.fcm, !fcmTokens.insert(fcm.token).inserted {
                 throw ServeSetupError("\(place): the FCM token \(fcm.token) is already another device's.")
+            }
+            if let fid = device.fcm?.fid, !fids.insert(fid).inserted {
+                throw ServeSetupError("\(place): the Firebase Installation ID \(fid) is already another device's.")
             }
         }
     }
@@ -310,6 +323,19 @@ enum APNsToken {
 
     static func normalized(_ token: String) -> String {
         token.lowercased()
+    }
+}
+
+/// Firebase Installation IDs (FIDs): the SDKs make them 22 characters of URL-safe base64 (firebase-android-sdk's
+/// RandomFidGenerator); the emulator takes any text of that alphabet up to 256 characters, so a test may use a
+/// readable one.
+enum FCMInstallationID {
+    static let rule = "1 to 256 characters of A-Z, a-z, 0-9, - and _"
+
+    static func isWellFormed(_ fid: String) -> Bool {
+        !fid.isEmpty && fid.utf8.count <= 256 && fid.utf8.allSatisfy { byte in
+            (byte >= 48 && byte <= 57) || (byte >= 65 && byte <= 90) || (byte >= 97 && byte <= 122) || byte == 45 || byte == 95
+        }
     }
 }
 

@@ -52,10 +52,22 @@ struct FCMEndpoint: Sendable {
             return FCMError.invalidArgument("Request contains an invalid argument.", violations: [("message", "Not an FCM HTTP v1 message.")])
         }
 
-        // The targets: one registration token's device, or every device the topic or condition reaches.
+        // The targets: one registration token's or installation's device, or every device the topic or condition
+        // reaches.
         var targets: [DeviceEntry] = []
         var isTopicMessage = false
-        if case .string(let token)? = message.fields["token"] {
+        if case .string(let fid)? = message.fields["fid"] {
+            // An unknown FID is answered as an unknown token is, naming `message.fid` (docs/serve.md: Firebase
+            // documents no separate answer for it).
+            guard let device = await state.device(fid: fid) else {
+                return FCMError.invalidArgument(
+                    "The installation ID is not a valid FCM installation ID",
+                    violations: [("message.fid", "The installation ID is not a valid FCM installation ID")])
+            }
+            guard device.fcm?.project == project else { return FCMError.senderIDMismatch() }
+            if await state.fcmTokenUnregistered(device) { return FCMError.unregistered() }
+            targets = [device]
+        } else if case .string(let token)? = message.fields["token"] {
             guard let device = await state.device(fcmToken: token) else {
                 // A token a rotation replaced is FCM's UNREGISTERED, not an unknown one.
                 if await state.isRetired(fcmToken: token) { return FCMError.unregistered() }
@@ -82,7 +94,7 @@ struct FCMEndpoint: Sendable {
 
         // FCM's own checks for every message; Apple's too when an iPhone is among the targets (the existing
         // checks stage, as `nse lint` runs it): FCM refuses a message either would refuse.
-        let platforms: [DeviceEntry.DevicePlatform] = targets.contains { $0.platform == .ios } || targets.isEmpty && message.fields["token"] == nil ? [.android, .ios] : [.android]
+        let platforms: [DeviceEntry.DevicePlatform] = targets.contains { $0.platform == .ios } || targets.isEmpty && message.fields["token"] == nil && message.fields["fid"] == nil ? [.android, .ios] : [.android]
         for platform in platforms {
             let refusals = PhonePipeline.check(push, platform: platform).filter(\.rejectsPush)
             if !refusals.isEmpty {

@@ -1,19 +1,58 @@
 import Foundation
+import SwiftASN1
 import Synchronization
+import X509
 
 /// What one connection carries from request to request: the TLS client certificate it presented (APNs's
 /// certificate-based trust) and the provider token its requests use (APNs counts token updates per connection).
 final class ConnectionContext: Sendable {
-    /// The client certificate (DER) the TLS handshake verified against the local CA; nil on the plain port or
-    /// when none was presented.
+    /// The client certificate (DER) the TLS handshake received; nil on the plain port or when none was presented.
     let clientCertificate: [UInt8]?
-    /// The APNs topic the client certificate is for, read once.
-    let certificateTopic: String?
+    /// What APNs makes of that certificate, judged once (`ClientCertificateTrust.judge`).
+    let certificate: ClientCertificateTrust.Judgement?
     /// The provider token in use on this connection and when it was first used (the emulator's clock).
     let providerToken = Mutex<(token: String, since: Date)?>(nil)
 
-    init(clientCertificate: [UInt8]? = nil) {
+    init(clientCertificate: [UInt8]? = nil, trust: ClientCertificateTrust? = nil) {
         self.clientCertificate = clientCertificate
-        certificateTopic = clientCertificate.flatMap(LocalCA.topic(ofClientCertificate:))
+        certificate = clientCertificate.map { ClientCertificateTrust.judge($0, trust: trust) }
+    }
+
+    /// The APNs topic a valid client certificate is for.
+    var certificateTopic: String? {
+        if case .valid(let topic, _)? = certificate { return topic }
+        return nil
+    }
+}
+
+/// The TLS port's trust for APNs client certificates: the local CA that issues them. The handshake takes any
+/// certificate a client presents (so APNs's own answer can be given); each request then gets APNs's answer for
+/// it: a certificate this CA did not issue, or out of its validity, or naming no topic is 403 BadCertificate.
+public struct ClientCertificateTrust: Sendable {
+    let issuer: Certificate
+
+    init(issuer: Certificate) {
+        self.issuer = issuer
+    }
+
+    enum Judgement: Sendable, Equatable {
+        /// Issued by the local CA, valid now, for this topic and these environments.
+        case valid(topic: String, environments: Set<DeviceEntry.APNsEnvironment>)
+        /// APNs's BadCertificate: not issued by the local CA, out of its validity dates, or naming no topic.
+        case bad
+    }
+
+    static func judge(_ der: [UInt8], trust: ClientCertificateTrust?, now: Date = Date()) -> Judgement {
+        guard let trust else { return .bad }
+        guard let certificate = try? Certificate(derEncoded: der) else { return .bad }
+        guard certificate.issuer == trust.issuer.subject, trust.issuer.publicKey.isValidSignature(certificate.signature, for: certificate) else {
+            return .bad
+        }
+        guard certificate.notValidBefore <= now, now <= certificate.notValidAfter else { return .bad }
+        guard let topic = LocalCA.topic(of: certificate) else { return .bad }
+        var environments = Set(LocalCA.environmentExtensions.filter { certificate.extensions[oid: $0.oid] != nil }.map(\.environment))
+        // Certificates issued before the emulator marked environments are good for both, as the default is.
+        if environments.isEmpty { environments = [.development, .production] }
+        return .valid(topic: topic, environments: environments)
     }
 }

@@ -52,10 +52,11 @@ public final class HTTPServer: Sendable {
     }
 
     /// Listens on `host`:`port` (0: a free port, read back from `port`). With `tls`, every connection is TLS and
-    /// ALPN picks the protocol (h2, else HTTP/1.1); without, the first bytes do.
+    /// ALPN picks the protocol (h2, else HTTP/1.1); without, the first bytes do. With `clientCertificates`, the
+    /// handshake takes any client certificate and each request is judged by it (APNs's certificate-based trust).
     public static func start(
-        host: String, port: Int, group: any EventLoopGroup, tls: NIOSSLContext? = nil, limits: Limits = Limits(),
-        responder: any RequestResponder, proxy: ProxyService? = nil
+        host: String, port: Int, group: any EventLoopGroup, tls: NIOSSLContext? = nil, clientCertificates: ClientCertificateTrust? = nil,
+        limits: Limits = Limits(), responder: any RequestResponder, proxy: ProxyService? = nil
     ) async throws -> HTTPServer {
         let open = ConnectionCount()
         let bootstrap = ServerBootstrap(group: group)
@@ -78,7 +79,9 @@ public final class HTTPServer: Sendable {
                             responder: responder, activity: activity, connection: ConnectionContext(), requestTimeout: limits.requestTimeout, proxy: proxy))
                         return
                     }
-                    try ProtocolDetector.configureTLS(channel, context: tls, responder: responder, activity: activity, requestTimeout: limits.requestTimeout)
+                    try ProtocolDetector.configureTLS(
+                        channel, context: tls, clientCertificates: clientCertificates, responder: responder, activity: activity, requestTimeout: limits.requestTimeout,
+                        handshakeTimeout: limits.requestTimeout)
                 }
             }
         let channel = try await bootstrap.bind(host: host, port: port).get()
@@ -86,8 +89,9 @@ public final class HTTPServer: Sendable {
     }
 
     /// A TLS server context offering ALPN `h2` then `http/1.1`, for a certificate and key in PEM. With
-    /// `clientCertificateCA`, a client may present a certificate that CA issued (APNs's certificate-based trust,
-    /// `POST /emulator/v1/client-certificates`); one that does not verify ends the handshake.
+    /// `clientCertificateCA`, it asks for a client certificate (APNs's certificate-based trust,
+    /// `POST /emulator/v1/client-certificates`) and lets a client connect without one; `configureTLS` with a
+    /// `ClientCertificateTrust` then takes any certificate and leaves the judgement to APNs's answers.
     static func tlsContext(certificatePEM: String, keyPEM: String, clientCertificateCA: URL? = nil) throws -> NIOSSLContext {
         var tls = TLSConfiguration.makeServerConfiguration(
             certificateChain: [.certificate(try NIOSSLCertificate(bytes: Array(certificatePEM.utf8), format: .pem))],
@@ -169,14 +173,25 @@ final class ProtocolDetector: ChannelInboundHandler, RemovableChannelHandler {
 
     /// TLS, then HTTP/2 when ALPN picks `h2`, else HTTP/1.1: the TLS port's connections and the proxy's
     /// connections to a push host.
+    /// The handshake must be done within `handshakeTimeout` of this call (the accept, or the proxy's CONNECT): a
+    /// client that trickles its ClientHello a byte at a time is never idle, so the idle timeout alone would not end it.
     static func configureTLS(
-        _ channel: any Channel, context: NIOSSLContext, responder: any RequestResponder, activity: ConnectionActivity, requestTimeout: TimeAmount
+        _ channel: any Channel, context: NIOSSLContext, clientCertificates: ClientCertificateTrust? = nil, responder: any RequestResponder,
+        activity: ConnectionActivity, requestTimeout: TimeAmount, handshakeTimeout: TimeAmount = .seconds(30)
     ) throws {
-        try channel.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: context))
+        if clientCertificates != nil {
+            // Any certificate completes the handshake: APNs answers a bad one 403 BadCertificate, request by request.
+            try channel.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: context, customVerificationCallback: { _, verified in verified.succeed(.certificateVerified) }))
+        } else {
+            try channel.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: context))
+        }
+        try channel.pipeline.syncOperations.addHandler(HandshakeDeadline(timeout: handshakeTimeout))
         try channel.pipeline.syncOperations.addHandler(ApplicationProtocolNegotiationHandler { result, channel in
             channel.eventLoop.makeCompletedFuture {
-                // The handshake is done: the client certificate, if one was presented, passed the CA.
-                let connection = ConnectionContext(clientCertificate: try? channel.pipeline.syncOperations.handler(type: NIOSSLServerHandler.self).peerCertificate?.toDERBytes())
+                // The handshake is done: the client certificate, if one was presented, is judged once.
+                let connection = ConnectionContext(
+                    clientCertificate: try? channel.pipeline.syncOperations.handler(type: NIOSSLServerHandler.self).peerCertificate?.toDERBytes(),
+                    trust: clientCertificates)
                 if case .negotiated("h2") = result {
                     try configureHTTP2(channel, responder: responder, activity: activity, connection: connection, requestTimeout: requestTimeout)
                 } else {
@@ -274,6 +289,37 @@ final class RequestDeadline: ChannelInboundHandler, RemovableChannelHandler {
                 context.close(promise: nil)
             }
         }
+    }
+}
+
+/// Closes a TLS connection whose handshake is not done `timeout` after this handler joined the pipeline (behind
+/// NIOSSLServerHandler, whose handshakeCompleted event ends the wait and removes the handler).
+final class HandshakeDeadline: ChannelInboundHandler, RemovableChannelHandler {
+    typealias InboundIn = NIOAny
+
+    private let timeout: TimeAmount
+    private var deadline: Scheduled<Void>?
+
+    init(timeout: TimeAmount) {
+        self.timeout = timeout
+    }
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        deadline = context.eventLoop.assumeIsolated().scheduleTask(in: timeout) {
+            context.close(promise: nil)
+        }
+    }
+
+    func handlerRemoved(context: ChannelHandlerContext) {
+        deadline?.cancel()
+        deadline = nil
+    }
+
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        let done: Bool
+        if case .handshakeCompleted? = event as? TLSUserEvent { done = true } else { done = false }
+        context.fireUserInboundEventTriggered(event)
+        if done { context.pipeline.syncOperations.removeHandler(context: context, promise: nil) }
     }
 }
 

@@ -83,15 +83,26 @@ struct LocalCA {
     static let userID: ASN1ObjectIdentifier = [0, 9, 2342, 19_200_300, 100, 1, 1]
     static let clientCertificateFolder = "client-certificates"
 
-    /// A client certificate for APNs's certificate-based trust, for `topic` (valid a year), and its key, both PEM:
-    /// a TLS connection that presents it may send to that topic without a provider token.
-    func issueClientCertificate(topic: String) throws(ServeSetupError) -> (certificate: String, key: String) {
+    /// The extensions Apple's push certificates mark their environments with (Apple's WWDR Certification Practice
+    /// Statement; read the same way by apnotic's and SwiftyAPNS's certificate code): development (the sandbox
+    /// host) and production. Apple's "Sandbox & Production" certificates carry both. The value is an ASN.1 NULL.
+    static let environmentExtensions: [(oid: ASN1ObjectIdentifier, environment: DeviceEntry.APNsEnvironment)] = [
+        ([1, 2, 840, 113_635, 100, 6, 3, 1], .development), ([1, 2, 840, 113_635, 100, 6, 3, 2], .production),
+    ]
+
+    /// A client certificate for APNs's certificate-based trust, for `topic` (valid a year) and `environments`, and
+    /// its key, both PEM: a TLS connection that presents it may send to that topic without a provider token, to
+    /// those environments' hosts and devices.
+    func issueClientCertificate(topic: String, environments: Set<DeviceEntry.APNsEnvironment> = [.development, .production]) throws(ServeSetupError) -> (certificate: String, key: String) {
         do {
             let subject = DistinguishedName([
                 RelativeDistinguishedName(RelativeDistinguishedName.Attribute(type: Self.userID, utf8String: topic)),
                 RelativeDistinguishedName(RelativeDistinguishedName.Attribute(type: .RDNAttributeType.commonName, utf8String: "Apple Push Services: \(topic)")),
             ])
-            return try issueLeaf(subject: subject, days: 365, usage: .clientAuth, names: nil)
+            let marks = Self.environmentExtensions.filter { environments.contains($0.environment) }.map {
+                Certificate.Extension(oid: $0.oid, critical: false, value: [0x05, 0x00])
+            }
+            return try issueLeaf(subject: subject, days: 365, usage: .clientAuth, names: nil, more: marks)
         } catch {
             throw ServeSetupError("Cannot sign the client certificate: \(error).")
         }
@@ -99,7 +110,7 @@ struct LocalCA {
 
     /// A certificate signed by this CA for a new P-256 key, valid from an hour ago for `days`, and the key, both PEM.
     private func issueLeaf(
-        subject: DistinguishedName, days: Int, usage: ExtendedKeyUsage.Usage, names: [GeneralName]?
+        subject: DistinguishedName, days: Int, usage: ExtendedKeyUsage.Usage, names: [GeneralName]?, more: [Certificate.Extension] = []
     ) throws -> (certificate: String, key: String) {
         let key = P256.Signing.PrivateKey()
         let now = Date()
@@ -112,14 +123,14 @@ struct LocalCA {
                 Critical(KeyUsage(digitalSignature: true))
                 try ExtendedKeyUsage([usage])
                 if let names { SubjectAlternativeNames(names) }
+                for mark in more { mark }
             },
             issuerPrivateKey: Certificate.PrivateKey(self.key))
         return (try certificate.serializeAsPEM().pemString, key.pemRepresentation)
     }
 
-    /// The APNs topic a client certificate (DER) is for: its subject's UID; nil when it has none.
-    static func topic(ofClientCertificate der: [UInt8]) -> String? {
-        guard let certificate = try? Certificate(derEncoded: der) else { return nil }
+    /// The APNs topic a client certificate is for: its subject's UID; nil when it has none.
+    static func topic(of certificate: Certificate) -> String? {
         for name in certificate.subject {
             for attribute in name where attribute.type == userID {
                 if let topic = String(attribute.value), !topic.isEmpty { return topic }

@@ -3,7 +3,8 @@ import Synchronization
 
 /// The emulator's clock: the configured clock (the wall clock unless a test gives its own) moved by the control
 /// API (`POST /emulator/v1/clock`), so a test checks what happens after an hour or 270 days without waiting.
-/// Provider tokens' age, uninstall times, FCM token inactivity and provider token updates all read it.
+/// Provider tokens' age, uninstall times, FCM token inactivity and provider token updates all read it. Its
+/// offset is journaled (`ServeState.changeClock`), so a restarted server's clock reads as if it had run on.
 final class EmulatorClock: Sendable {
     private let base: @Sendable () -> Date
     /// Seconds added to the base clock; only the control API changes it, and a clear of the state resets it.
@@ -30,5 +31,15 @@ final class EmulatorClock: Sendable {
 
     func reset() {
         offset.withLock { $0 = 0 }
+    }
+
+    /// How far the control API moved the clock from the base clock, in seconds: what the journal keeps, so a
+    /// restart reads the same time (`restore(offset:)`).
+    var offsetSeconds: TimeInterval {
+        offset.withLock { $0 }
+    }
+
+    func restore(offset seconds: TimeInterval) {
+        offset.withLock { $0 = seconds }
     }
 }

@@ -119,6 +119,8 @@ actor ServeState {
     /// When each device was last seen active (by key); a device not in it has been since `activeSince`.
     private var lastActive: [String: Date] = [:]
     private var activeSince: Date
+    /// Whether the journal has `activeSince` (an `active` line without a device); `journalActivityStart` writes it.
+    private var activeSinceJournaled: Bool
     /// How long an FCM token may stay inactive before FCM expires it; nil: never.
     let fcmTokenExpiry: TimeInterval?
 
@@ -128,7 +130,6 @@ actor ServeState {
         self.dataDirectory = dataDirectory
         self.clock = clock
         self.fcmTokenExpiry = fcmTokenExpiry
-        activeSince = clock.now()
         let index = try HistoryIndex(directory: dataDirectory, firstSeq: 1)
         var loaded = Loaded(devices: devices)
         let url = dataDirectory.appendingPathComponent(Journal.fileName)
@@ -141,6 +142,11 @@ actor ServeState {
         self.devices = loaded.devices
         uninstalled = loaded.uninstalled
         retiredFCMTokens = loaded.retiredFCMTokens
+        // The clock and the devices' activity as the journal left them (`clock` and `active` lines).
+        clock.restore(offset: loaded.clockOffset)
+        lastActive = loaded.lastActive.mapValues(Self.date(milliseconds:))
+        activeSince = loaded.activeSince.map(Self.date(milliseconds:)) ?? clock.now()
+        activeSinceJournaled = loaded.activeSince != nil
         newest = loaded.newest
         nextSeq = loaded.nextSeq
         self.index = index
@@ -163,6 +169,11 @@ actor ServeState {
         var nextSeq = 1
         var base: Int64 = 0
         var skipped = 0
+        /// The clock's offset (`clock` lines), each device's last activity and the time inactivity counts from for
+        /// the others (`active` lines), in milliseconds on the emulator's clock.
+        var clockOffset: TimeInterval = 0
+        var lastActive: [String: Int64] = [:]
+        var activeSince: Int64?
         /// Pushes seen without their delivery yet; at the end, the pending ones.
         var pending: Set<Int> = []
         var deviceOfPending: [Int: String] = [:]
@@ -227,6 +238,7 @@ actor ServeState {
                 // A clear forgets every change to the devices too (`ServeState.clear`).
                 (newest, pending, deviceOfPending, uninstalled, retiredFCMTokens) = ([:], [], [:], [:], [:])
                 devices = fileDevices
+                (clockOffset, lastActive, activeSince) = (0, [:], nil)
             case "device":
                 guard let described = object["device"], let data = try? JSONSerialization.data(withJSONObject: described),
                       var device = try? JSONDecoder().decode(DeviceEntry.self, from: data) else { return }
@@ -246,6 +258,17 @@ actor ServeState {
                 guard let key = object["device"] as? String else { return }
                 devices.removeAll { ServeState.key(of: $0) == key }
                 uninstalled[key] = nil
+                lastActive[key] = nil
+            case "clock":
+                guard let offset = (object["offset"] as? NSNumber)?.doubleValue, offset.isFinite else { return }
+                clockOffset = offset
+            case "active":
+                guard let at = (object["at"] as? NSNumber)?.int64Value else { return }
+                if let key = object["device"] as? String {
+                    lastActive[key] = at
+                } else {
+                    activeSince = at
+                }
             case "uninstall":
                 guard let key = object["device"] as? String, let at = (object["at"] as? NSNumber)?.int64Value else { return }
                 uninstalled[key] = at
@@ -268,6 +291,11 @@ actor ServeState {
 
     func device(fcmToken: String) -> DeviceEntry? {
         devices.first { $0.fcm?.token == fcmToken }
+    }
+
+    /// The device whose Firebase Installation ID is `fid` (FCM's `message.fid` target).
+    func device(fid: String) -> DeviceEntry? {
+        devices.first { $0.fcm?.fid == fid }
     }
 
     /// The project's devices whose subscriptions `audience` accepts (a topic's or a condition's), skipping those
@@ -301,14 +329,48 @@ actor ServeState {
     }
 
     /// The device is active now, unless its FCM token already expired (FCM does not revive an expired token).
-    private func touch(_ key: String) {
-        if !isExpired(key) { lastActive[key] = clock.now() }
+    private func touch(_ key: String) async {
+        if !isExpired(key) { await markActive(key) }
     }
 
-    /// The device with this key, APNs token (any case) or FCM token.
+    /// The device was active now: journaled (an `active` line), so a restart counts its inactivity from here too.
+    /// A failed write loses only this: the device counts as active since its previous activity.
+    private func markActive(_ key: String) async {
+        let now = clock.now()
+        lastActive[key] = now
+        _ = try? await journal.append(Self.encode(["type": "active", "device": key, "at": Self.milliseconds(now)]))
+    }
+
+    /// Journals when inactivity counts from for devices with no activity of their own (the first start, or the
+    /// last clear), unless the journal already says: a restart is no activity.
+    func journalActivityStart() async throws(ServeSetupError) {
+        guard !activeSinceJournaled else { return }
+        try await journal.append(Self.encode(["type": "active", "at": Self.milliseconds(activeSince)]))
+        activeSinceJournaled = true
+    }
+
+    /// Sets the emulator's clock (`now`) or moves it (`advance` seconds), and journals its offset so a restarted
+    /// server's clock reads as if it had run on. Returns the clock's time.
+    func changeClock(now: Date? = nil, advance: TimeInterval? = nil) async throws(ServeSetupError) -> Date {
+        if let now { clock.set(now) }
+        if let advance { clock.advance(by: advance) }
+        try await journal.append(Self.encode(["type": "clock", "offset": clock.offsetSeconds]))
+        return clock.now()
+    }
+
+    static func milliseconds(_ date: Date) -> Int64 {
+        Int64((date.timeIntervalSince1970 * 1000).rounded(.down))
+    }
+
+    static func date(milliseconds: Int64) -> Date {
+        Date(timeIntervalSince1970: TimeInterval(milliseconds) / 1000)
+    }
+
+    /// The device with this key, APNs token (any case), FCM token or Firebase Installation ID.
     func device(key: String) -> DeviceEntry? {
         devices.first {
             Self.key(of: $0) == key || $0.apns.map { APNsToken.normalized($0.token) } == APNsToken.normalized(key) || $0.fcm?.token == key
+                || $0.fcm?.fid == key
         }
     }
 
@@ -438,8 +500,10 @@ actor ServeState {
         lastActive = [:]
         clock.reset()
         activeSince = clock.now()
+        activeSinceJournaled = false
         generation += 1
         wakeWaiters()
+        try await journalActivityStart()
     }
 
     /// The pushes the start found without a delivery (pending, to run again) and the journal lines it skipped.
@@ -565,13 +629,16 @@ extension ServeState {
         if let fcm = device.fcm, self.device(fcmToken: fcm.token) != nil || isRetired(fcmToken: fcm.token) {
             throw DeviceChangeError(status: 409, message: "The FCM token \(fcm.token) is already another device's, or was one.")
         }
+        if let fid = device.fcm?.fid, self.device(fid: fid) != nil {
+            throw DeviceChangeError(status: 409, message: "The Firebase Installation ID \(fid) is already another device's.")
+        }
         if devices.contains(where: { Self.key(of: $0) == key }) {
             throw DeviceChangeError(status: 409, message: "A device already has the key \(key).")
         }
         try await journalDevice(device, key: key)
         devices.append(device)
-        lastActive[key] = clock.now()
         uninstalled[key] = nil
+        await markActive(key)
         return device
     }
 
@@ -582,10 +649,13 @@ extension ServeState {
         }
         var changed = try change(devices[index])
         changed.pinnedKey = devices[index].pinnedKey
+        if let fid = changed.fcm?.fid, let other = device(fid: fid), Self.key(of: other) != key {
+            throw DeviceChangeError(status: 409, message: "The Firebase Installation ID \(fid) is already another device's.")
+        }
         try await journalDevice(changed, key: key)
         // The journal write let other calls in: the device is found again by its key.
         if let again = devices.firstIndex(where: { Self.key(of: $0) == key }) { devices[again] = changed }
-        touch(key)
+        await touch(key)
         return changed
     }
 
@@ -612,7 +682,7 @@ extension ServeState {
         if let again = devices.firstIndex(where: { Self.key(of: $0) == key }) { devices[again] = rotated }
         retiredFCMTokens[old] = key
         // A new token is a fresh one: its inactivity counts from now.
-        lastActive[key] = clock.now()
+        await markActive(key)
         return (rotated, old)
     }
 

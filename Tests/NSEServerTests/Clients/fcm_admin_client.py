@@ -1,6 +1,7 @@
 """firebase-admin (Google's own Python Admin SDK) sending to `nse serve`, for NSEServerTests.
 
-Usage: fcm_admin_client.py PORT PROJECT SCENARIO TOKEN...  (for the topic and condition scenarios: the topic or condition)
+Usage: fcm_admin_client.py PORT PROJECT SCENARIO TOKEN...  (for the topic and condition scenarios: the topic or condition;
+for send_fid and multicast_fids: Firebase Installation IDs)
 Prints one JSON object: what the SDK returned or raised, so the Swift test can check it.
 The SDK has no setting for its FCM host (device-behaviour.md section 8): the test points its class attribute at the
 emulator, and the service account's token_uri at the emulator's /token, which google-auth then calls itself.
@@ -44,6 +45,17 @@ def main():
     try:
         if scenario == "send":
             result["name"] = messaging.send(message(tokens[0]), app=app)
+        elif scenario == "send_fid":
+            # firebase-admin 7's target for an app instance: its Firebase Installation ID.
+            result["name"] = messaging.send(messaging.Message(
+                fid=tokens[0], notification=messaging.Notification(title="Order shipped", body="Arrives Tuesday")), app=app)
+        elif scenario == "multicast_fids":
+            batch = messaging.send_each_for_multicast(messaging.MulticastMessage(
+                fids=tokens, notification=messaging.Notification(title="To installations")), app=app)
+            result["success_count"] = batch.success_count
+            result["responses"] = [
+                {"name": r.message_id} if r.success else describe(r.exception) for r in batch.responses
+            ]
         elif scenario == "dry_run":
             result["name"] = messaging.send(message(tokens[0]), dry_run=True, app=app)
         elif scenario == "reserved_data_key":

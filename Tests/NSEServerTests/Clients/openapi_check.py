@@ -220,14 +220,19 @@ def main():
     added_apns = "c" * 64
     added_fcm = "openapi-added:APA91bHexample"
     devices = "/emulator/v1/devices"
+    added_fid = "cOpenAPIInstallation01"
     added = {"name": "Added iPhone", "platform": "ios", "apns": {"token": added_apns, "environment": "development"},
-             "fcm": {"token": added_fcm, "project": project}, "bundleId": topic}
+             "fcm": {"token": added_fcm, "project": project, "fid": added_fid}, "bundleId": topic}
     check.request("addDevice", devices, json=added, expect=201)
     check.request("addDevice", devices, json=added, expect=409)
     check.request("addDevice", devices, json={"name": "Nobody"}, expect=400)
     check.request("changeDevice", f"{devices}/{added_apns}", method="PATCH", expect=200,
                   json={"settings": {"sound": False}, "appState": "foreground", "foregroundPresentation": ["banner"]})
     check.request("changeDevice", f"{devices}/{added_apns}", method="PATCH", json={"apns": {"token": "00"}}, expect=400)
+    check.request("changeDevice", f"{devices}/{added_fid}", method="PATCH", json={"fcm": {"fid": "dOpenAPIInstallation02"}}, expect=200)
+    check.request("changeDevice", f"{devices}/{added_apns}", method="PATCH", json={"fcm": {"token": "x"}}, expect=400)
+    check.request("fcmSend", send, headers=bearer, json={"message": {"fid": "dOpenAPIInstallation02", "notification": {"title": "Hi"}}}, expect=200)
+    check.request("fcmSend", send, headers=bearer, json={"message": {"fid": added_fid, "notification": {"title": "Hi"}}}, expect=400)
     check.request("changeDevice", f"{devices}/nobody", method="PATCH", json={"appState": "background"}, expect=404)
     check.request("subscribeTopic", f"{devices}/{added_fcm}/topics/news", expect=200)
     check.request("subscribeTopic", f"{devices}/{added_apns}/topics/bad%20topic", expect=400)
@@ -246,6 +251,7 @@ def main():
     check.request("setClock", "/emulator/v1/clock", json={"now": int(time.time() * 1000)}, expect=200)
     check.request("setClock", "/emulator/v1/clock", json={"later": 1}, expect=400)
     check.request("issueClientCertificate", "/emulator/v1/client-certificates", json={"topic": topic}, expect=200)
+    check.request("issueClientCertificate", "/emulator/v1/client-certificates", json={"topic": topic, "environment": "production"}, expect=200)
     check.request("issueClientCertificate", "/emulator/v1/client-certificates", json={"topic": "../x"}, expect=400)
 
     # Uninstall (then APNs's 410 and FCM's 404), clear.
