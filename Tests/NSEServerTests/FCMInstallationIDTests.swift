@@ -4,7 +4,7 @@ import Testing
 
 /// FCM HTTP v1's `message.fid` target (a Firebase Installation ID), as firebase-admin 7 sends it with
 /// `Message(fid=...)` and `MulticastMessage(fids=...)`, and the control API and devices file carrying a device's FID.
-@Suite(.timeLimit(.minutes(3)))
+@Suite(.timeLimit(.minutes(10)))
 struct FCMInstallationIDTests {
     static let anaFID = "cAnaInstallation0000001"
     static let benFID = "dBenInstallation0000002"

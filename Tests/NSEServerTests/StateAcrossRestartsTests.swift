@@ -4,7 +4,7 @@ import Testing
 
 /// Nothing the control API changed is lost when `nse serve --data DIR` restarts: the emulator's clock, each
 /// device's activity (FCM token expiry counts from it), and the devices themselves.
-@Suite(.timeLimit(.minutes(3)))
+@Suite(.timeLimit(.minutes(10)))
 struct StateAcrossRestartsTests {
     static let start = Date(timeIntervalSince1970: 1_800_000_000)
     static let day = 86400

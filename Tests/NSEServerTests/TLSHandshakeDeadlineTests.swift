@@ -4,7 +4,7 @@ import Testing
 
 /// A TLS client that starts its handshake and never finishes it is closed once the request timeout has passed
 /// since the accept, however busy it keeps the connection: the idle timeout alone would let it trickle for ever.
-@Suite(.timeLimit(.minutes(2)))
+@Suite(.timeLimit(.minutes(10)))
 struct TLSHandshakeDeadlineTests {
     @Test func aTricklingClientHelloIsClosed() async throws {
         // The idle timeout is far away: only the handshake's deadline (the request timeout) can end the connection.
