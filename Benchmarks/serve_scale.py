@@ -18,6 +18,7 @@ new server listens, until it answers the hot device's newest notifications as be
 
 Usage: python3 Benchmarks/serve_scale.py [--serve .build/release/nse-serve] [--devices 1000] [--total 1000000]
        [--step 100000] [--hot 10] [--data DIR (kept)] [--start-only (the devices' cost alone)]
+--restart-only on a kept --data times a restart alone (the same --devices: the tokens are made from it).
 (kill -USR1 <its pid> ends the pushes after the current step; the reads and the restart follow.)
 """
 import argparse
@@ -181,6 +182,7 @@ def main():
     parser.add_argument("--hot", type=int, default=10, help="percent of the pushes that go to the first device")
     parser.add_argument("--data", help="the data folder (kept; default: a temporary one, removed at the end)")
     parser.add_argument("--start-only", action="store_true", help="start with the devices, print the time and memory, stop")
+    parser.add_argument("--restart-only", action="store_true", help="start on --data (a run's, kept) and time the replay alone")
     args = parser.parse_args()
 
     work = tempfile.mkdtemp(prefix="nse-serve-scale-")
@@ -212,6 +214,16 @@ def main():
         # A provider token is valid for an hour: a new one for every step.
         return jwt.encode({"iss": TEAM_ID, "iat": int(time.time())}, key, algorithm="ES256", headers={"kid": KEY_ID})
 
+    if args.restart_only:
+        restarted = Server(args.serve, devices, data)
+        listening_cpu, listening_rss = cpu_seconds(restarted.pid), rss_mib(restarted.pid)
+        _, body = restarted.get(f"/emulator/v1/devices/{tokens[0]}/notifications")
+        print(f"restart on {mib(journal):.0f} MiB of journal: listening after {restarted.listening:.1f} s "
+              f"({listening_cpu:.1f} s of CPU, RSS {listening_rss:.1f} MiB); the hot device's newest "
+              f"{len(json.loads(body)['notifications'])} after {time.monotonic() - restarted.started:.1f} s; "
+              f"RSS {rss_mib(restarted.pid):.1f} MiB")
+        restarted.stop()
+        return
     server = Server(args.serve, devices, data)
     if args.start_only:
         time.sleep(1)
