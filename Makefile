@@ -9,7 +9,7 @@ NSE_SERVE := .build/release/nse-serve
 
 PREFIX ?= /usr/local
 
-.PHONY: deps deps-browser deps-python build build-nse demo test test-asan test-tsan fuzz bench bench-serve-memory clean install report-screenshot
+.PHONY: deps deps-browser deps-python build build-nse demo test test-asan test-tsan fuzz bench bench-serve-memory bench-serve-scale clean install report-screenshot
 
 ## Installs the apt packages that are missing (libcurl, libpng, libjpeg-turbo, giflib headers).
 deps:
@@ -93,12 +93,20 @@ bench: build-nse
 	@python3 -c "import requests, PIL" 2>/dev/null || python3 -m pip install --quiet requests pillow
 	.build/release/nse-bench --nse $(NSE) --python Benchmarks/python_pipeline.py
 
-## nse serve's memory over 1,000,000 text-only pushes (h2load, one HTTP/2 connection), its RSS every 100,000, and
-## the journal's appends/s alone (fsync'd group commits); not part of CI. Needs h2load (Debian: nghttp2-client).
+## How much one `nse serve` holds (Benchmarks/serve_scale.py, the release nse-serve): 1,000 devices and 1,000,000
+## text-only APNs pushes over one HTTP/2 connection (h2load), a tenth of them to one device; its memory every 100,000,
+## the journal and its index on disk, pushes/s and CPU seconds; then the control API's reads (?limit=100000, a message
+## by apns-id, the events replay with Last-Event-ID) and a restart. Not CI. SCALE_ARGS="--total 200000 --devices 100".
+bench-serve-scale: build deps-python
+	@dpkg -s nghttp2-client >/dev/null 2>&1 || { echo "Installing: nghttp2-client"; \
+	  $(SUDO) apt-get update -qq && $(SUDO) DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nghttp2-client; }
+	python3 Benchmarks/serve_scale.py --serve $(NSE_SERVE) $(SCALE_ARGS)
+
+## The journal's fsync'd appends per second alone (nse-bench --journal-appends), then bench-serve-scale. Not CI.
 bench-serve-memory: build deps-python
 	$(SWIFT) build -c release --product nse-bench
 	.build/release/nse-bench --journal-appends 200000 --journal-concurrency 100
-	python3 Benchmarks/serve_memory.py --nse $(NSE) --total $(or $(PUSHES),1000000) --step $(or $(STEP),100000)
+	$(MAKE) bench-serve-scale
 
 ## `nse serve` beside a bare SwiftNIO server (the ceiling, Sources/nse-serve-ceiling) under h2load (nghttp2-client):
 ## APNs over one h2c connection with 100 streams, FCM over 64 HTTP/1.1 keep-alive connections; pushes/s, p50/p99 and

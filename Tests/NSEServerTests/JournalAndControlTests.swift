@@ -188,6 +188,35 @@ struct JournalAndControlTests {
         #expect(try await curl([fixture.base + "/emulator/v1/devices/\(ServeFixture.token)/notifications?limit=0"]).status == 400)
     }
 
+    /// A long list (here about 200 KB of JSON, more than three of the server's 64 KiB pages) is sent as it is
+    /// read, not built whole in memory first: over HTTP/1.1 it comes chunked, without a length, and it is the
+    /// same list, newest first, complete, over HTTP/1.1 and HTTP/2; a short one still comes whole.
+    @Test func aLongListOfNotificationsIsStreamed() async throws {
+        let fixture = try await ServeFixture.start()
+        defer { Task { await fixture.stop() } }
+        let payload = #"{"aps":{"alert":"Hi"},"padding":"\#(String(repeating: "p", count: 2000))"}"#
+        let sent = try await python("apns_httpx_client.py", [
+            String(fixture.port), ServeFixture.token, ServeFixture.topic, payload, "--concurrent", "60",
+        ])
+        #expect(sent["statuses"] as? [Int] == Array(repeating: 200, count: 60))
+        let url = fixture.base + "/emulator/v1/devices/\(ServeFixture.token)/notifications?settled=1&limit=100000"
+        for version in ["--http1.1", "--http2-prior-knowledge"] {
+            let long = try await curl([version, url])
+            #expect(long.status == 200)
+            #expect(long.headers["content-length"] == nil)
+            if version == "--http1.1" { #expect(long.headers["transfer-encoding"] == "chunked") }
+            let list = try #require(long.json?["notifications"] as? [[String: Any]])
+            #expect(list.count == 60)
+            let seqs = list.compactMap { $0["seq"] as? Int }
+            #expect(seqs == seqs.sorted(by: >) && Set(seqs).count == 60)
+            #expect(list.allSatisfy { $0["status"] as? String == "delivered" })
+            #expect((long.json?["device"] as? [String: Any])?["key"] as? String == ServeFixture.token)
+        }
+        let short = try await curl([fixture.base + "/emulator/v1/devices/\(ServeFixture.token)/notifications?limit=3"])
+        #expect(short.headers["content-length"] == String(short.body.count))
+        #expect((short.json?["notifications"] as? [[String: Any]])?.count == 3)
+    }
+
     @Test func aPushIsFoundByItsApnsID() async throws {
         let fixture = try await ServeFixture.start()
         defer { Task { await fixture.stop() } }

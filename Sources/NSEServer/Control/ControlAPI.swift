@@ -71,15 +71,28 @@ struct ControlAPI: Sendable {
         }
         let key = ServeState.key(of: device)
         if settle { _ = await state.waitUntilSettled(deviceKey: key, limit: Self.settleLimit) }
-        let records = await state.notifications(deviceKey: key, limit: limit)
+        let page = await state.notifications(deviceKey: key, from: nil, limit: limit, maxBytes: NotificationsStream.pageBytes)
         let uninstalledAt = await state.uninstalledAt(device)
         var body = Data(#"{"device":"#.utf8)
         body.append(ServeState.encode(Self.describe(device)))
         if let uninstalledAt { body.append(contentsOf: Array(#","uninstalledAt":\#(uninstalledAt)"#.utf8)) }
         body.append(contentsOf: Array(#","notifications":"#.utf8))
-        body.append(Self.list(records))
-        body.append(contentsOf: Array("}".utf8))
-        return ServerResponse(status: 200, headers: [(name: "content-type", value: "application/json; charset=UTF-8")], body: Array(body))
+        let headers = [(name: "content-type", value: "application/json; charset=UTF-8")]
+        guard let next = page.next, page.records.count < limit else {
+            body.append(Self.list(page.records))
+            body.append(contentsOf: Array("}".utf8))
+            return ServerResponse(status: 200, headers: headers, body: Array(body))
+        }
+        // More than a page: the rest is read and sent a page at a time.
+        body.append(contentsOf: Array("[".utf8))
+        for (index, record) in page.records.enumerated() {
+            if index > 0 { body.append(contentsOf: Array(",".utf8)) }
+            body.append(record.json())
+        }
+        var response = ServerResponse(status: 200, headers: headers)
+        response.stream = NotificationsStream(
+            state: state, deviceKey: key, opening: Array(body), listed: page.records.count, next: next, remaining: limit - page.records.count)
+        return response
     }
 
     /// `GET /emulator/v1/events[?device=<token>]`: server-sent events (`EventsStream`); `Last-Event-ID` resumes.

@@ -443,10 +443,10 @@ final class RequestHandler: ChannelInboundHandler {
     private func write(_ response: ServerResponse, version: HTTPVersion, keepAlive: Bool, context: ChannelHandlerContext) {
         var headers = HTTPHeaders(response.headers.map { ($0.name, $0.value) })
         if let body = response.stream {
-            // No length: HTTP/1.1 sends the body chunked, HTTP/2 in DATA frames, until either side closes.
+            // No length: HTTP/1.1 sends the body chunked, HTTP/2 in DATA frames, until it ends or either side closes.
             let status = HTTPResponseStatus(statusCode: response.status)
             context.writeAndFlush(wrapOutboundOut(.head(HTTPResponseHead(version: version, status: status, headers: headers))), promise: nil)
-            let writer = StreamWriter(context: context)
+            let writer = StreamWriter(context: context, closesAfterEnd: !keepAlive && protocolName == "HTTP/1.1")
             stream = writer
             body.start(writer)
             return

@@ -1,8 +1,9 @@
 import NIOCore
 import NIOHTTP1
 
-/// A body written over time (the control API's events stream) instead of all at once: the server sends the
-/// head without a length (HTTP/1.1 chunked, HTTP/2 DATA frames), then hands `start` the writer.
+/// A body written over time (the control API's events stream, a long list of notifications) instead of all at
+/// once: the server sends the head without a length (HTTP/1.1 chunked, HTTP/2 DATA frames), then hands `start`
+/// the writer.
 public protocol ResponseStream: Sendable {
     func start(_ writer: StreamWriter)
 }
@@ -17,10 +18,13 @@ public final class StreamWriter: Sendable {
         let context: ChannelHandlerContext
         var buffered = 0
         var closed = false
+        /// HTTP/1.1 without keep-alive: the connection closes once the body has ended.
+        let closesAfterEnd: Bool
         var onClose: [@Sendable () -> Void] = []
 
-        init(context: ChannelHandlerContext) {
+        init(context: ChannelHandlerContext, closesAfterEnd: Bool) {
             self.context = context
+            self.closesAfterEnd = closesAfterEnd
         }
     }
 
@@ -28,9 +32,9 @@ public final class StreamWriter: Sendable {
     private let state: NIOLoopBoundBox<State>
 
     /// Made on the event loop, by the handler that wrote the head.
-    init(context: ChannelHandlerContext) {
+    init(context: ChannelHandlerContext, closesAfterEnd: Bool = false) {
         eventLoop = context.eventLoop
-        state = NIOLoopBoundBox(State(context: context), eventLoop: context.eventLoop)
+        state = NIOLoopBoundBox(State(context: context, closesAfterEnd: closesAfterEnd), eventLoop: context.eventLoop)
     }
 
     /// Queues `bytes`; closes the stream when the reader is too far behind.
@@ -61,6 +65,20 @@ public final class StreamWriter: Sendable {
             } else {
                 state.value.onClose.append(handler)
             }
+        }
+    }
+
+    /// Ends the body (HTTP/1.1's last chunk, HTTP/2's END_STREAM) after what was written: the answer is
+    /// complete, and an HTTP/1.1 connection with keep-alive takes its next request. Nothing is written after it.
+    public func finish() {
+        eventLoop.execute { [self] in
+            let state = state.value
+            guard !state.closed else { return }
+            let ended = state.context.writeAndFlush(NIOAny(HTTPServerResponsePart.end(nil)))
+            if state.closesAfterEnd {
+                ended.assumeIsolated().whenComplete { _ in state.context.close(promise: nil) }
+            }
+            closed()
         }
     }
 

@@ -219,11 +219,15 @@ final class Journal: Sendable {
     }
 
     /// The whole line at `position`, its length not known (a delivery line names its push's position only).
+    /// Read 4 KiB first (a text push's line is about 1 KB), then twice as much each time: an events replay reads
+    /// a push line for every delivery, and 64 KiB each cost more than the rest of the replay.
     func readLine(at position: Int64) -> Data? {
         var line = Data()
         var offset = position
+        var chunkSize = 4 << 10
         while line.count <= Self.maxLineBytes {
-            guard let chunk = read(upTo: 64 << 10, at: offset), !chunk.isEmpty else { return nil }
+            guard let chunk = read(upTo: chunkSize, at: offset), !chunk.isEmpty else { return nil }
+            chunkSize = min(chunkSize * 2, 1 << 20)
             if let newline = chunk.firstIndex(of: 0x0A) {
                 line.append(chunk[chunk.startIndex..<newline])
                 return line

@@ -90,7 +90,11 @@ struct NotificationRecord: Sendable {
 /// itself lives on disk: the journal, and an index of where each push is (`HistoryIndex`); what stays in memory
 /// grows with the devices, not with the pushes.
 actor ServeState {
-    private(set) var devices: [DeviceEntry]
+    private(set) var devices: [DeviceEntry] {
+        didSet { tokens = DeviceTokens(devices) }
+    }
+    /// The devices by their tokens (`device(apnsToken:)` and the others).
+    private var tokens: DeviceTokens
     /// Devices whose app was uninstalled, by key: when (milliseconds since 1970), for APNs's 410 `timestamp`.
     private var uninstalled: [String: Int64] = [:]
     /// Each device's newest push (the head of its chain in the index), by key.
@@ -140,6 +144,7 @@ actor ServeState {
         // A last line without its newline: cut short by a crash mid-write.
         if fileEnd > validEnd { loaded.skipped += 1 }
         self.devices = loaded.devices
+        tokens = DeviceTokens(loaded.devices)
         uninstalled = loaded.uninstalled
         retiredFCMTokens = loaded.retiredFCMTokens
         // The clock and the devices' activity as the journal left them (`clock` and `active` lines).
@@ -285,17 +290,16 @@ actor ServeState {
     }
 
     func device(apnsToken: String) -> DeviceEntry? {
-        let token = APNsToken.normalized(apnsToken)
-        return devices.first { $0.apns.map { APNsToken.normalized($0.token) } == token }
+        tokens.apns(apnsToken).map { devices[$0] }
     }
 
     func device(fcmToken: String) -> DeviceEntry? {
-        devices.first { $0.fcm?.token == fcmToken }
+        tokens.fcm(fcmToken).map { devices[$0] }
     }
 
     /// The device whose Firebase Installation ID is `fid` (FCM's `message.fid` target).
     func device(fid: String) -> DeviceEntry? {
-        devices.first { $0.fcm?.fid == fid }
+        tokens.fid(fid).map { devices[$0] }
     }
 
     /// The project's devices whose subscriptions `audience` accepts (a topic's or a condition's), skipping those
@@ -368,10 +372,7 @@ actor ServeState {
 
     /// The device with this key, APNs token (any case), FCM token or Firebase Installation ID.
     func device(key: String) -> DeviceEntry? {
-        devices.first {
-            Self.key(of: $0) == key || $0.apns.map { APNsToken.normalized($0.token) } == APNsToken.normalized(key) || $0.fcm?.token == key
-                || $0.fcm?.fid == key
-        }
+        tokens.any(key).map { devices[$0] }
     }
 
     /// Registers a device that `--accept-any-token` made up for an unknown token; journaled, so a restart keeps it.
@@ -474,15 +475,28 @@ actor ServeState {
 
     /// The device's newest `limit` notifications, newest first: its chain in the index, read back from the journal.
     func notifications(deviceKey: String, limit: Int) -> [NotificationRecord] {
+        notifications(deviceKey: deviceKey, from: nil, limit: limit).records
+    }
+
+    /// One page of the device's notifications, newest first: up to `limit` from push `start` (nil: the newest)
+    /// down its chain, ending once the page holds `maxBytes` of stored JSON, so a long list is read a page at a
+    /// time and the state is not held for all of it. `next` is where the next page starts; nil past the oldest.
+    func notifications(deviceKey: String, from start: Int?, limit: Int, maxBytes: Int = .max) -> (records: [NotificationRecord], next: Int?) {
         var found: [NotificationRecord] = []
-        var seq = newest[deviceKey] ?? 0
-        while seq > 0, found.count < limit, let entry = index.entry(seq) {
-            if let record = record(entry) { found.append(record) }
+        var bytes = 0
+        var seq = start ?? newest[deviceKey] ?? 0
+        while seq > 0, found.count < limit, bytes < maxBytes {
+            // No entry: cleared since the page before, or never written.
+            guard let entry = index.entry(seq) else { return (found, nil) }
+            if let record = record(entry) {
+                found.append(record)
+                bytes += record.request.count + (record.delivery?.count ?? 0)
+            }
             // A link to itself or a newer push cannot be this server's: the walk stops rather than loop.
-            guard entry.previous < seq else { break }
+            guard entry.previous < seq else { return (found, nil) }
             seq = entry.previous
         }
-        return found
+        return (found, seq > 0 ? seq : nil)
     }
 
     /// Forgets every push, every change to the devices and the devices `--accept-any-token` registered or the
