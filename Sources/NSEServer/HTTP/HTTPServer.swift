@@ -205,7 +205,6 @@ final class ProtocolDetector: ChannelInboundHandler, RemovableChannelHandler {
         ) { stream in
             stream.eventLoop.makeCompletedFuture {
                 try stream.pipeline.syncOperations.addHandlers([
-                    EndStreamOnLastFrame(),
                     AuthorityFromHost(),
                     HTTP2FramePayloadToHTTP1ServerCodec(),
                     RequestHandler(responder: responder, protocolName: "HTTP/2", activity: activity, connection: context, streamTimeout: requestTimeout),
