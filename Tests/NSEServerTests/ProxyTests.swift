@@ -95,9 +95,11 @@ struct ProxyTests {
             "aioapns_proxied.py", [String(fixture.port), ServeFixture.productionToken, ServeFixture.topic, "--with-fix"], environment: ["SSL_CERT_FILE": ca])
         #expect(answer["accepted"] as? Bool == true, "\(answer)")
         #expect(answer["status"] as? String == "200", "\(answer)")
+        // aioapns closes a connection that has written nothing for 10 seconds (its INACTIVITY_TIME), answer or not,
+        // and sends again on a new one: on a machine loaded enough, the push can arrive twice, never zero times.
         let shown = try await fixture.notifications(ServeFixture.productionToken)
-        #expect(shown.compactMap(Self.title) == ["Sent by aioapns"])
-        #expect(Self.requestHost(shown.first) == "api.push.apple.com")
+        #expect(!shown.isEmpty)
+        #expect(shown.allSatisfy { Self.title($0) == "Sent by aioapns" && Self.requestHost($0) == "api.push.apple.com" })
     }
 
     @Test(arguments: [

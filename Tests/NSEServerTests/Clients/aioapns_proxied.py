@@ -28,7 +28,7 @@ async def main():
     # From here on, as aioapns's README shows it, with the proxy arguments its constructor takes.
     apns = APNs(
         key=key, key_id="KEY1234567", team_id="TEAM123456", topic=topic, use_sandbox=sandbox,
-        proxy_host="127.0.0.1", proxy_port=int(proxy_port), max_connection_attempts=1,
+        proxy_host="127.0.0.1", proxy_port=int(proxy_port),
     )
     request = NotificationRequest(
         device_token=token,
