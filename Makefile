@@ -51,10 +51,10 @@ demo: build-nse
 ## The Python clients `nse serve`'s tests send with (Tests/NSEServerTests/Clients): Google's firebase-admin, and
 ## httpx with HTTP/2 and PyJWT for an APNs provider token, as backends use them; django-push-notifications (with
 ## Django) for `--proxy`'s tests (Debian's python3-django-push-notifications posts to FCM's retired legacy API);
-## jsonschema and PyYAML check the server against docs/openapi.yaml.
-PYTHON_PACKAGES := firebase-admin 'httpx[http2]' PyJWT cryptography 'django-push-notifications[fcm]' jsonschema PyYAML
+## jsonschema and PyYAML check the server against docs/openapi.yaml; aioapns sends APNs through `--proxy`.
+PYTHON_PACKAGES := firebase-admin 'httpx[http2]' PyJWT cryptography 'django-push-notifications[fcm]' jsonschema PyYAML aioapns
 deps-python:
-	@python3 -c "import firebase_admin, httpx, h2, jwt, cryptography, django, push_notifications, jsonschema, yaml" 2>/dev/null || python3 -m pip install --quiet $(PYTHON_PACKAGES)
+	@python3 -c "import firebase_admin, httpx, h2, jwt, cryptography, django, push_notifications, jsonschema, yaml, aioapns" 2>/dev/null || python3 -m pip install --quiet $(PYTHON_PACKAGES)
 
 test: deps deps-browser deps-python
 	$(SWIFT) test

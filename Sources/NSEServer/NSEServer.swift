@@ -91,7 +91,8 @@ public final class NSEServer: Sendable {
             control: ControlAPI(state: state, fileDevices: configuration.devices, clock: { clock.now() }, faults: Faults()))
         let tls = try configuration.tlsPort.map { _ throws(ServeSetupError) in try Self.tlsContext(dataDirectory: configuration.dataDirectory) }
         let proxyCA = try configuration.proxy.map { _ throws(ServeSetupError) in try LocalCA.loadOrCreate(in: configuration.dataDirectory) }
-        let proxy = configuration.proxy.flatMap { other in proxyCA.map { ProxyService(other: other, ca: $0) } }
+        let maxConnections = configuration.maxConnections ?? HTTPServer.Limits.defaultMaxConnections
+        let proxy = configuration.proxy.flatMap { other in proxyCA.map { ProxyService(other: other, ca: $0, maxConnections: maxConnections) } }
         // Two threads: the event loops only parse and write; the pipeline runs elsewhere.
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 2)
         var started: [HTTPServer] = []
@@ -99,7 +100,7 @@ public final class NSEServer: Sendable {
             // Each connection is a descriptor: 10,000 idle clients need more than the 1024 many systems start with.
             OpenFileLimit.raise()
             let limits = HTTPServer.Limits(
-                maxConnections: configuration.maxConnections ?? HTTPServer.Limits.defaultMaxConnections,
+                maxConnections: maxConnections,
                 idleTimeout: Self.timeAmount(configuration.idleTimeout), requestTimeout: Self.timeAmount(configuration.requestTimeout))
             started.append(try await HTTPServer.start(host: configuration.host, port: configuration.port, group: group, limits: limits, responder: router, proxy: proxy))
             var secure: HTTPServer?

@@ -46,6 +46,62 @@ struct ProxyTests {
         #expect(pixel.count == 1)
     }
 
+    /// `send_each_async` reads no proxy variable (docs/serve.md says why): with the printed variables and the one
+    /// line the docs give, its pushes reach the phones, and its access token came through the proxy from Google's
+    /// own token host.
+    @Test func firebaseAdminSendEachAsyncWithTheDocumentedLine() async throws {
+        let fixture = try await ServeFixture.start(proxy: .deny)
+        defer { Task { await fixture.stop() } }
+        let answer = try await python(
+            "fcm_admin_proxied.py",
+            [ServeFixture.project, ServeFixture.fcmToken, ServeFixture.androidToken, "--async-fcm-url", "\(fixture.base)/v1/projects/{0}/messages:send"],
+            environment: try Self.printedEnvironment(fixture))
+        #expect((answer["send_each_async"] as? [String])?.count == 2, "\(answer)")
+        #expect((answer["send_each_async"] as? [String])?.allSatisfy { $0.hasPrefix("projects/\(ServeFixture.project)/messages/") } == true, "\(answer)")
+        let iPhone = try await fixture.notifications(ServeFixture.fcmToken)
+        #expect(Set(iPhone.compactMap(Self.title)) == ["Order shipped", "Batch 0", "Async 0"])
+        // send_each's and send_each_async's.
+        #expect(try await fixture.notifications(ServeFixture.androidToken).count == 2)
+    }
+
+    /// A proxy URL with a user and password, as many deployments set it: the credentials are sent
+    /// (`Proxy-Authorization`) and accepted, by requests (firebase-admin, google-auth) and by curl.
+    @Test func proxyCredentialsInTheURLAreAccepted() async throws {
+        let fixture = try await ServeFixture.start(proxy: .deny)
+        defer { Task { await fixture.stop() } }
+        var environment = try Self.printedEnvironment(fixture)
+        let withCredentials = "http://backend:s3cret@127.0.0.1:\(fixture.port)"
+        for name in ["HTTPS_PROXY", "https_proxy"] { environment[name] = withCredentials }
+        let answer = try await python("fcm_admin_proxied.py", [ServeFixture.project, ServeFixture.androidToken], environment: environment)
+        #expect((answer["send"] as? String)?.hasPrefix("projects/\(ServeFixture.project)/messages/") == true, "\(answer)")
+        let ca = try #require(fixture.server.caCertificate).path
+        let curled = try await curl([
+            "--proxy", withCredentials, "--noproxy", "", "--cacert", ca, "-H", "authorization: bearer \(providerToken())",
+            "-H", "apns-topic: \(ServeFixture.topic)", "--data-binary", #"{"aps":{"alert":{"title":"With credentials"}}}"#,
+            "https://api.push.apple.com/3/device/\(ServeFixture.productionToken)",
+        ])
+        #expect(curled.status == 200)
+        #expect(try await fixture.notifications(ServeFixture.productionToken).compactMap(Self.title) == ["With credentials"])
+        #expect(try await fixture.notifications(ServeFixture.androidToken).count == 2)
+    }
+
+    /// aioapns with its own proxy arguments and the documented fix for its proxy code (docs/serve.md, "aioapns
+    /// through the proxy"), to Apple's production host: the push shows on the production iPhone.
+    @Test func aioapnsThroughTheProxyReachesTheProductionIPhone() async throws {
+        let fixture = try await ServeFixture.start(proxy: .deny)
+        defer { Task { await fixture.stop() } }
+        let ca = try #require(fixture.server.caCertificate).path
+        let answer = try await python(
+            "aioapns_proxied.py", [String(fixture.port), ServeFixture.productionToken, ServeFixture.topic, "--with-fix"], environment: ["SSL_CERT_FILE": ca])
+        #expect(answer["accepted"] as? Bool == true, "\(answer)")
+        #expect(answer["status"] as? String == "200", "\(answer)")
+        // aioapns closes a connection that has written nothing for 10 seconds (its INACTIVITY_TIME), answer or not,
+        // and sends again on a new one: on a machine loaded enough, the push can arrive twice, never zero times.
+        let shown = try await fixture.notifications(ServeFixture.productionToken)
+        #expect(!shown.isEmpty)
+        #expect(shown.allSatisfy { Self.title($0) == "Sent by aioapns" && Self.requestHost($0) == "api.push.apple.com" })
+    }
+
     @Test(arguments: [
         // The environment follows the host, as APNs's own hosts do: production tokens on api.push.apple.com only.
         ("api.push.apple.com", ServeFixture.productionToken, "--http2", 200, "2"),

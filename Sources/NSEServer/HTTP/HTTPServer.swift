@@ -58,7 +58,8 @@ public final class HTTPServer: Sendable {
         host: String, port: Int, group: any EventLoopGroup, tls: NIOSSLContext? = nil, clientCertificates: ClientCertificateTrust? = nil,
         limits: Limits = Limits(), responder: any RequestResponder, proxy: ProxyService? = nil
     ) async throws -> HTTPServer {
-        let open = ConnectionCount()
+        // A proxy's port shares its count with the proxy's tunnels: each outgoing socket is one more descriptor.
+        let open = proxy?.sockets ?? ConnectionCount()
         let bootstrap = ServerBootstrap(group: group)
             .serverChannelOption(.backlog, value: 256)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
@@ -192,10 +193,16 @@ final class ProtocolDetector: ChannelInboundHandler, RemovableChannelHandler {
                 let connection = ConnectionContext(
                     clientCertificate: try? channel.pipeline.syncOperations.handler(type: NIOSSLServerHandler.self).peerCertificate?.toDERBytes(),
                     trust: clientCertificates)
-                if case .negotiated("h2") = result {
+                switch result {
+                case .negotiated("h2"):
                     try configureHTTP2(channel, responder: responder, activity: activity, connection: connection, requestTimeout: requestTimeout)
-                } else {
+                case .negotiated:
                     try configureHTTP1(channel, responder: responder, activity: activity, connection: connection, requestTimeout: requestTimeout)
+                case .fallback:
+                    // No ALPN offered: the first bytes say, as on the plain port. aioapns sends HTTP/2 over TLS with no
+                    // ALPN at all (its connection.py sets no protocols on its SSL context), and APNs answers it.
+                    try channel.pipeline.syncOperations.addHandler(
+                        ProtocolDetector(responder: responder, activity: activity, connection: connection, requestTimeout: requestTimeout))
                 }
             }
         })
@@ -213,6 +220,7 @@ final class ProtocolDetector: ChannelInboundHandler, RemovableChannelHandler {
         ) { stream in
             stream.eventLoop.makeCompletedFuture {
                 try stream.pipeline.syncOperations.addHandlers([
+                    AuthorityFromHost(),
                     HTTP2FramePayloadToHTTP1ServerCodec(),
                     RequestHandler(responder: responder, protocolName: "HTTP/2", activity: activity, connection: context, streamTimeout: requestTimeout),
                 ])

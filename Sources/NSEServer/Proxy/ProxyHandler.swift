@@ -1,5 +1,6 @@
 import NIOCore
 import NIOHTTP1
+import NIOSSL
 
 /// Sees each HTTP/1.1 request before the endpoints do. A CONNECT to a push host turns the connection into TLS with
 /// the emulator behind it; a CONNECT elsewhere is refused or tunnelled. An absolute-form request (`GET
@@ -69,10 +70,17 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
             state = .passing
             refuse(answer, keepAlive: keepAlive, version: version, context: context)
         case (.end, .forwarding(let target, let head, let body)):
+            guard service.claimTunnelSocket() else {
+                state = .passing
+                refuse(.tooManyConnections(limit: service.maxConnections), keepAlive: false, version: head.version, context: context)
+                return
+            }
             state = .handedOver
+            let service = service
             handOver(context: context) { channel in
-                try channel.pipeline.syncOperations.addHandler(
-                    TunnelEnd(connectingTo: target, firstBytes: Self.serialize(head, body: body, allocator: channel.allocator), answersConnect: false))
+                try channel.pipeline.syncOperations.addHandler(TunnelEnd(
+                    connectingTo: target, firstBytes: Self.serialize(head, body: body, allocator: channel.allocator), answersConnect: false,
+                    release: service.sockets.release))
             }
         case (.end, .handedOver):
             return
@@ -86,9 +94,12 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
             guard let target = ProxyTarget(authority: Substring(head.uri)) else {
                 return (.refusing(.badTarget, keepAlive: false, version: head.version), head)
             }
-            let route = ProxyRoute.forConnect(to: target, other: service.other)
             // A refused CONNECT closes the connection: the client must not send its tunnel's bytes as requests.
-            return (route == .deny ? .refusing(.denied(target), keepAlive: false, version: head.version) : .connecting(target, route), head)
+            switch ProxyRoute.forConnect(to: target, other: service.other) {
+            case .deny: return (.refusing(.denied(target), keepAlive: false, version: head.version), head)
+            case .notAPushPort: return (.refusing(.notAPushPort(target), keepAlive: false, version: head.version), head)
+            case let route: return (.connecting(target, route), head)
+            }
         }
         guard head.uri.prefix(7).lowercased() == "http://" else { return (.passing, head) }
         guard let (target, originForm) = ProxyTarget.absolute(head.uri) else {
@@ -104,6 +115,7 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
         case .emulate: return (.passing, onward)
         case .deny: return (.refusing(.denied(target), keepAlive: head.isKeepAlive, version: head.version), head)
         case .tunnel: return (.forwarding(target, onward, context.channel.allocator.buffer(capacity: 0)), onward)
+        case .notAPushPort: return (.refusing(.notAPushPort(target), keepAlive: head.isKeepAlive, version: head.version), head)
         }
     }
 
@@ -134,15 +146,26 @@ final class ProxyHandler: ChannelInboundHandler, RemovableChannelHandler {
             let activity = activity
             let requestTimeout = requestTimeout
             handOver(context: context, established: true) { channel in
+                // The request's own deadline left with the HTTP/1.1 handlers: the handshake's starts at the "200
+                // Connection Established", so a client that never sends its ClientHello is closed in bounded time.
                 try ProtocolDetector.configureTLS(
-                    channel, context: try service.tlsContext(for: target.host), responder: endpoints, activity: activity, requestTimeout: requestTimeout)
+                    channel, context: try service.tlsContext(for: target.host), responder: endpoints, activity: activity,
+                    requestTimeout: requestTimeout, handshakeTimeout: requestTimeout)
             }
         case .tunnel:
+            guard service.claimTunnelSocket() else {
+                refuse(.tooManyConnections(limit: service.maxConnections), keepAlive: false, version: .http1_1, context: context)
+                return
+            }
+            let service = service
             handOver(context: context) { channel in
-                try channel.pipeline.syncOperations.addHandler(TunnelEnd(connectingTo: target, firstBytes: nil, answersConnect: true))
+                try channel.pipeline.syncOperations.addHandler(
+                    TunnelEnd(connectingTo: target, firstBytes: nil, answersConnect: true, release: service.sockets.release))
             }
         case .deny:
             refuse(.denied(target), keepAlive: false, version: .http1_1, context: context)
+        case .notAPushPort:
+            refuse(.notAPushPort(target), keepAlive: false, version: .http1_1, context: context)
         }
     }
 

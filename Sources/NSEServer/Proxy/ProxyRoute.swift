@@ -62,6 +62,8 @@ enum ProxyRoute: Equatable, Sendable {
     case emulate
     case deny
     case tunnel
+    /// A push host on a port its service has no TLS on.
+    case notAPushPort
 
     /// The hosts the emulator answers for: APNs (production and sandbox, Apple's "Sending notification requests to
     /// APNs"; `api.development.push.apple.com`, the development host Apple's earlier "Communicating with APNs"
@@ -72,10 +74,14 @@ enum ProxyRoute: Equatable, Sendable {
     ]
     /// The ports their TLS is on: 443, and 2197 for APNs (Apple's same page).
     static let pushTLSPorts: Set<Int> = [443, 2197]
+    /// "443 and 2197", for the answers that name them.
+    static var pushPortList: String { pushTLSPorts.sorted().map(String.init).joined(separator: " and ") }
 
-    /// A CONNECT to a push host on one of its ports is emulated (TLS ends here); anything else follows `other`.
+    /// A CONNECT to a push host on one of its ports is emulated (TLS ends here); to a push host on another port it
+    /// is refused whatever `other` says, so a test never reaches the real service; anything else follows `other`.
     static func forConnect(to target: ProxyTarget, other: ProxyOtherHosts) -> ProxyRoute {
-        pushHosts.contains(target.host) && pushTLSPorts.contains(target.port) ? .emulate : route(other)
+        guard pushHosts.contains(target.host) else { return route(other) }
+        return pushTLSPorts.contains(target.port) ? .emulate : .notAPushPort
     }
 
     /// A plain HTTP request to a push host is emulated whatever its port (the services have no plain HTTP to

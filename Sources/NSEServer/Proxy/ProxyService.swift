@@ -8,13 +8,24 @@ import Synchronization
 /// behind it; another host is refused or passed on, as `other` says.
 public final class ProxyService: Sendable {
     let other: ProxyOtherHosts
+    /// The sockets the proxy's port holds, counted against `maxConnections`: the port's accepted connections
+    /// (HTTPServer counts them here) and the outgoing half of each tunnel, so `--max-connections` bounds the
+    /// descriptors whatever mode the connections are in.
+    let sockets = ConnectionCount()
+    let maxConnections: Int
     private let ca: SigningCA
-    /// One TLS context per push host, made when a client first asks for the host (four at most).
+    /// One TLS context per push host, made when a client first asks for the host (five at most).
     private let contexts = Mutex<[String: NIOSSLContext]>([:])
 
-    init(other: ProxyOtherHosts, ca: LocalCA) {
+    init(other: ProxyOtherHosts, ca: LocalCA, maxConnections: Int) {
         self.other = other
         self.ca = SigningCA(ca: ca)
+        self.maxConnections = maxConnections
+    }
+
+    /// Counts a tunnel's outgoing socket; false (nothing counted) when the port holds `maxConnections` already.
+    func claimTunnelSocket() -> Bool {
+        sockets.claim(limit: maxConnections)
     }
 
     /// The TLS context whose certificate names `host`, signed by the local CA.

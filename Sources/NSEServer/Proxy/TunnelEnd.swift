@@ -21,6 +21,8 @@ final class TunnelEnd: ChannelDuplexHandler, RemovableChannelHandler {
         var firstBytes: ByteBuffer?
         /// Tell the client "200 Connection Established" once connected (a CONNECT), else nothing.
         var answersConnect: Bool
+        /// Gives back the outgoing socket's place in the port's count, once it is closed or failed to open.
+        var release: @Sendable () -> Void
     }
 
     private var connect: Connect?
@@ -32,8 +34,8 @@ final class TunnelEnd: ChannelDuplexHandler, RemovableChannelHandler {
     private var readHeld = false
 
     /// The client's end: it connects to `target` when added to the pipeline.
-    init(connectingTo target: ProxyTarget, firstBytes: ByteBuffer?, answersConnect: Bool) {
-        connect = Connect(target: target, firstBytes: firstBytes, answersConnect: answersConnect)
+    init(connectingTo target: ProxyTarget, firstBytes: ByteBuffer?, answersConnect: Bool, release: @escaping @Sendable () -> Void) {
+        connect = Connect(target: target, firstBytes: firstBytes, answersConnect: answersConnect, release: release)
     }
 
     /// The host's end.
@@ -43,6 +45,7 @@ final class TunnelEnd: ChannelDuplexHandler, RemovableChannelHandler {
         self.context = context
         guard let connect else { return }
         let target = connect.target
+        let release = connect.release
         ClientBootstrap(group: context.eventLoop)
             .connectTimeout(Self.connectTimeout)
             .channelOption(.socketOption(.tcp_nodelay), value: 1)
@@ -51,7 +54,13 @@ final class TunnelEnd: ChannelDuplexHandler, RemovableChannelHandler {
             }
             .connect(host: target.host, port: target.port)
             .assumeIsolated()
-            .whenComplete { result in self.connected(result) }
+            .whenComplete { result in
+                switch result {
+                case .success(let upstream): upstream.closeFuture.whenComplete { _ in release() }
+                case .failure: release()
+                }
+                self.connected(result)
+            }
     }
 
     func handlerRemoved(context: ChannelHandlerContext) {
