@@ -266,8 +266,19 @@ actor ServeState {
         return devices.first { $0.apns.map { APNsToken.normalized($0.token) } == token }
     }
 
+    /// The device of an APNs token and when its app was uninstalled (`uninstalledAt`): what an APNs request's
+    /// checks ask the state, in one visit.
+    func deviceAndUninstalled(apnsToken: String) -> (device: DeviceEntry, uninstalledAt: Int64?)? {
+        device(apnsToken: apnsToken).map { ($0, uninstalledAt($0)) }
+    }
+
     func device(fcmToken: String) -> DeviceEntry? {
         devices.first { $0.fcm?.token == fcmToken }
+    }
+
+    /// The device of an FCM token and whether FCM answers it UNREGISTERED (`fcmTokenUnregistered`), in one visit.
+    func deviceAndUnregistered(fcmToken: String) -> (device: DeviceEntry, unregistered: Bool)? {
+        device(fcmToken: fcmToken).map { ($0, fcmTokenUnregistered($0)) }
     }
 
     /// The project's devices whose subscriptions `audience` accepts (a topic's or a condition's), skipping those
