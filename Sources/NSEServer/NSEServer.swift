@@ -162,12 +162,12 @@ struct Router: RequestResponder {
         }
         if FCMEndpoint.handles(request.path) {
             // A planned fault comes before any check, as an overloaded service answers.
-            if request.path.hasSuffix(FCMEndpoint.sendSuffix), let fault = await control.faults.next(for: .fcm) {
+            if request.path.hasSuffix(FCMEndpoint.sendSuffix), let fault = control.faults.next(for: .fcm) {
                 return Faults.fcmAnswer(fault)
             }
             return await fcm.respond(to: request)
         }
-        if request.path.hasPrefix(APNsEndpoint.pathPrefix), let fault = await control.faults.next(for: .apns) {
+        if request.path.hasPrefix(APNsEndpoint.pathPrefix), let fault = control.faults.next(for: .apns) {
             let given = request.header("apns-id")
             return Faults.apnsAnswer(fault, apnsID: given.flatMap { UUID(uuidString: $0) != nil ? $0 : nil } ?? UUID().uuidString)
         }

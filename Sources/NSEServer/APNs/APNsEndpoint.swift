@@ -66,7 +66,8 @@ struct APNsEndpoint: Sendable {
 
         let environment = Self.environment(host: request.header("host"))
         guard APNsToken.isWellFormed(token) else { return .refused(.badDeviceToken) }
-        var device = await state.device(apnsToken: token)
+        let found = await state.deviceAndUninstalled(apnsToken: token)
+        var device = found?.device
         // A device `--accept-any-token` makes up is registered once the push is accepted.
         let madeUp = device == nil && acceptAnyToken
         if madeUp {
@@ -80,7 +81,7 @@ struct APNsEndpoint: Sendable {
         guard let bundleID = device.bundleId, topic == bundleID || topic.hasPrefix(bundleID + ".") else {
             return .refused(.deviceTokenNotForTopic)
         }
-        if let since = await state.uninstalledAt(device) { return .unregistered(since) }
+        if let since = madeUp ? await state.uninstalledAt(device) : found?.uninstalledAt { return .unregistered(since) }
 
         let apnsHeaders = Dictionary(
             request.headers.filter { $0.name.hasPrefix("apns-") }.map { ($0.name, $0.value) }, uniquingKeysWith: { first, _ in first })

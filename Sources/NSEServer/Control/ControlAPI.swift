@@ -45,7 +45,7 @@ struct ControlAPI: Sendable {
         case ("POST", 1, "faults"):
             return await setFault(request)
         case ("DELETE", 1, "faults"):
-            await faults.clear()
+            faults.clear()
             return ServerResponse(status: 204)
         case ("DELETE", 1, "state"):
             do {
@@ -173,7 +173,7 @@ struct ControlAPI: Sendable {
         if let retryAfter {
             guard let seconds = retryAfter, (0...86400).contains(seconds) else { return Self.error(400, "retryAfter must be between 0 and 86400 seconds.") }
         }
-        await faults.set(Faults.Plan(status: status, retryAfter: retryAfter ?? nil, selection: selection), for: service)
+        faults.set(Faults.Plan(status: status, retryAfter: retryAfter ?? nil, selection: selection), for: service)
         return .json(200, answer)
     }
 

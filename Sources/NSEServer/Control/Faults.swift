@@ -1,9 +1,11 @@
 import Foundation
+import Synchronization
 
 /// Faults on demand: the next N requests to APNs or FCM, or a share of them, get a 429, 500 or 503 instead of their
 /// answer, so a backend's retry and back-off are testable. Set through the control API; not journaled (a restart
-/// has none).
-actor Faults {
+/// has none). A lock, not an actor: every APNs and FCM request asks it first, and a hop to an actor and back cost
+/// more than the question.
+final class Faults: Sendable {
     enum Service: String, Sendable { case apns, fcm }
 
     struct Plan: Sendable {
@@ -21,30 +23,32 @@ actor Faults {
     }
 
     static let statuses: Set<Int> = [429, 500, 503]
-    private var plans: [Service: Plan] = [:]
+    private let plans = Mutex<[Service: Plan]>([:])
 
     func set(_ plan: Plan, for service: Service) {
-        plans[service] = plan
+        plans.withLock { $0[service] = plan }
     }
 
     func clear() {
-        plans = [:]
+        plans.withLock { $0 = [:] }
     }
 
     /// The fault this request gets, if one is planned (and counts it).
     func next(for service: Service) -> Plan? {
-        guard var plan = plans[service] else { return nil }
-        switch plan.selection {
-        case .next(let remaining):
-            guard remaining > 0 else { return nil }
-            plan.selection = .next(remaining: remaining - 1)
-            plans[service] = remaining > 1 ? plan : nil
-            return plan
-        case .share(var draw):
-            let faulted = draw.next()
-            plan.selection = .share(draw)
-            plans[service] = plan
-            return faulted ? plan : nil
+        plans.withLock { plans in
+            guard var plan = plans[service] else { return nil }
+            switch plan.selection {
+            case .next(let remaining):
+                guard remaining > 0 else { return nil }
+                plan.selection = .next(remaining: remaining - 1)
+                plans[service] = remaining > 1 ? plan : nil
+                return plan
+            case .share(var draw):
+                let faulted = draw.next()
+                plan.selection = .share(draw)
+                plans[service] = plan
+                return faulted ? plan : nil
+            }
         }
     }
 

@@ -68,17 +68,18 @@ struct FCMEndpoint: Sendable {
             if await state.fcmTokenUnregistered(device) { return FCMError.unregistered() }
             targets = [device]
         } else if case .string(let token)? = message.fields["token"] {
-            guard let device = await state.device(fcmToken: token) else {
+            guard let found = await state.deviceAndUnregistered(fcmToken: token) else {
                 // A token a rotation replaced is FCM's UNREGISTERED, not an unknown one.
                 if await state.isRetired(fcmToken: token) { return FCMError.unregistered() }
                 return FCMError.invalidArgument(
                     "The registration token is not a valid FCM registration token",
                     violations: [("message.token", "The registration token is not a valid FCM registration token")])
             }
+            let device = found.device
             guard device.fcm?.project == project else { return FCMError.senderIDMismatch() }
             // Uninstalled, or expired after inactivity; validate_only reports it too (firebase-admin-python's
             // integration tests).
-            if await state.fcmTokenUnregistered(device) { return FCMError.unregistered() }
+            if found.unregistered { return FCMError.unregistered() }
             targets = [device]
         } else {
             switch FCMAudience.of(message) {

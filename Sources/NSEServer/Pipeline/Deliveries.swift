@@ -167,7 +167,7 @@ final class Deliveries: Sendable {
         let folder = state.dataDirectory.appending(path: "attachments/\(seq)", directoryHint: .isDirectory)
         let result = await pipeline.deliver(push, to: device, input: input, attachments: folder)
         var delivery = Data(#"{"phone":"#.utf8)
-        delivery.append(ServeState.encode(PhoneDisplay.describe(result, device: device)))
+        delivery.append(PhoneDisplay.json(PhoneDisplay.view(result, device: device)))
         delivery.append(contentsOf: Array(#","result":"#.utf8))
         delivery.append(PhonePipeline.json(result))
         delivery.append(contentsOf: Array("}".utf8))

@@ -293,6 +293,12 @@ actor ServeState {
         tokens.apns(apnsToken).map { devices[$0] }
     }
 
+    /// The device of an APNs token and when its app was uninstalled (`uninstalledAt`): what an APNs request's
+    /// checks ask the state, in one visit.
+    func deviceAndUninstalled(apnsToken: String) -> (device: DeviceEntry, uninstalledAt: Int64?)? {
+        device(apnsToken: apnsToken).map { ($0, uninstalledAt($0)) }
+    }
+
     func device(fcmToken: String) -> DeviceEntry? {
         tokens.fcm(fcmToken).map { devices[$0] }
     }
@@ -300,6 +306,11 @@ actor ServeState {
     /// The device whose Firebase Installation ID is `fid` (FCM's `message.fid` target).
     func device(fid: String) -> DeviceEntry? {
         tokens.fid(fid).map { devices[$0] }
+    }
+
+    /// The device of an FCM token and whether FCM answers it UNREGISTERED (`fcmTokenUnregistered`), in one visit.
+    func deviceAndUnregistered(fcmToken: String) -> (device: DeviceEntry, unregistered: Bool)? {
+        device(fcmToken: fcmToken).map { ($0, fcmTokenUnregistered($0)) }
     }
 
     /// The project's devices whose subscriptions `audience` accepts (a topic's or a condition's), skipping those
