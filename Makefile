@@ -9,7 +9,7 @@ NSE_SERVE := .build/release/nse-serve
 
 PREFIX ?= /usr/local
 
-.PHONY: deps deps-browser deps-python build build-nse demo test test-asan test-tsan fuzz bench bench-serve-memory bench-serve-scale clean install report-screenshot
+.PHONY: deps deps-browser deps-python build build-nse demo test test-asan test-tsan fuzz bench bench-serve-memory bench-serve-scale clean install report-screenshot serve-screenshot
 
 ## Installs the apt packages that are missing (libcurl, libpng, libjpeg-turbo, giflib headers).
 deps:
@@ -51,10 +51,11 @@ demo: build-nse
 ## The Python clients `nse serve`'s tests send with (Tests/NSEServerTests/Clients): Google's firebase-admin, and
 ## httpx with HTTP/2 and PyJWT for an APNs provider token, as backends use them; django-push-notifications (with
 ## Django) for `--proxy`'s tests (Debian's python3-django-push-notifications posts to FCM's retired legacy API);
-## jsonschema and PyYAML check the server against docs/openapi.yaml; aioapns sends APNs through `--proxy`.
-PYTHON_PACKAGES := firebase-admin 'httpx[http2]' PyJWT cryptography 'django-push-notifications[fcm]' jsonschema PyYAML aioapns
+## jsonschema and PyYAML check the server against docs/openapi.yaml; aioapns sends APNs through `--proxy`;
+## websocket-client drives chromium through its DevTools protocol for the phones page's tests.
+PYTHON_PACKAGES := firebase-admin 'httpx[http2]' PyJWT cryptography 'django-push-notifications[fcm]' jsonschema PyYAML aioapns websocket-client
 deps-python:
-	@python3 -c "import firebase_admin, httpx, h2, jwt, cryptography, django, push_notifications, jsonschema, yaml, aioapns" 2>/dev/null || python3 -m pip install --quiet $(PYTHON_PACKAGES)
+	@python3 -c "import firebase_admin, httpx, h2, jwt, cryptography, django, push_notifications, jsonschema, yaml, aioapns, websocket" 2>/dev/null || python3 -m pip install --quiet $(PYTHON_PACKAGES)
 
 test: deps deps-browser deps-python
 	$(SWIFT) test
@@ -67,6 +68,13 @@ report-screenshot: build-nse deps-browser
 	  --html out/report-screenshot/report.html
 	chromium --headless=new --no-sandbox --disable-gpu --hide-scrollbars --user-data-dir=out/report-screenshot/profile \
 	  --window-size=1280,1380 --screenshot=$(CURDIR)/docs/report-screenshot.png file://$(CURDIR)/out/report-screenshot/report.html
+
+## Regenerates docs/serve-screenshot.png (the README's picture of `nse serve`'s phones page): nse-serve with
+## samples/serve/devices.json and samples/media, a few bundled pushes, the page drawn by headless chromium.
+## `make serve-screenshot NSE_SERVE=.build/debug/nse-serve SERVE_BUILD=` draws it with a debug build instead.
+SERVE_BUILD ?= build
+serve-screenshot: $(SERVE_BUILD) deps-browser deps-python
+	python3 Tests/NSEServerTests/Clients/serve_screenshot.py $(NSE_SERVE) docs/serve-screenshot.png 1280x1000
 
 ## The whole suite under AddressSanitizer / ThreadSanitizer, each in a build folder of its own (not part of `make test`).
 ## One test at a time: run side by side, the sanitized CPU-bound tests starve the hang-guarded ones of the two

@@ -181,7 +181,7 @@ let package = Package(
         // `nse serve` in-process on loopback, driven by real clients (curl, firebase-admin, httpx).
         .testTarget(
             name: "NSEServerTests",
-            dependencies: ["NSEServer", "NSEKit", "NSEConcurrency", .product(name: "Crypto", package: "swift-crypto")],
+            dependencies: ["NSEServer", "NSEKit", "NSEConcurrency", "NSEMedia", "NSEMediaServer", .product(name: "Crypto", package: "swift-crypto")],
             exclude: ["Clients"]
         ),
         // Runs the built `nse` and `nse-serve` executables as a user would.

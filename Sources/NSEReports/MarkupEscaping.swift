@@ -1,10 +1,10 @@
 /// Text made safe for XML and HTML, content and double- or single-quoted attributes alike: the five markup
 /// characters escaped, and the characters XML 1.0 forbids (control characters but tab, newline and carriage
 /// return; U+FFFE, U+FFFF) replaced by U+FFFD, a visible mark that something was there, so any payload text yields a well-formed JUnit file or HTML page.
-enum MarkupEscaping {
+package enum MarkupEscaping {
     /// - Parameter encodingLineBreaks: write tab, newline and carriage return as character references, as an XML
     ///   attribute needs to keep them (a parser folds literal ones into spaces).
-    static func escape(_ text: String, encodingLineBreaks: Bool = false) -> String {
+    package static func escape(_ text: String, encodingLineBreaks: Bool = false) -> String {
         var escaped = ""
         escaped.reserveCapacity(text.utf8.count)
         for scalar in text.unicodeScalars {

@@ -88,7 +88,8 @@ public final class NSEServer: Sendable {
             apns: APNsEndpoint(state: state, deliveries: deliveries, acceptAnyToken: configuration.acceptAnyToken, providerKeys: configuration.providerKeys, clock: { clock.now() },
                 tokenUpdates: configuration.providerTokenUpdateInterval.map { ProviderTokenUpdates(minimumInterval: $0) }),
             fcm: FCMEndpoint(state: state, deliveries: deliveries, tokens: try AccessTokens(dataDirectory: configuration.dataDirectory)),
-            control: ControlAPI(state: state, fileDevices: configuration.devices, clock: { clock.now() }, faults: Faults()))
+            control: ControlAPI(state: state, fileDevices: configuration.devices, clock: { clock.now() }, faults: Faults()),
+            page: PhonesPage(state: state))
         let tls = try configuration.tlsPort.map { _ throws(ServeSetupError) in try Self.tlsContext(dataDirectory: configuration.dataDirectory) }
         let proxyCA = try configuration.proxy.map { _ throws(ServeSetupError) in try LocalCA.loadOrCreate(in: configuration.dataDirectory) }
         let maxConnections = configuration.maxConnections ?? HTTPServer.Limits.defaultMaxConnections
@@ -155,10 +156,14 @@ struct Router: RequestResponder {
     let apns: APNsEndpoint
     let fcm: FCMEndpoint
     let control: ControlAPI
+    let page: PhonesPage
 
     func respond(to request: ServerRequest) async -> ServerResponse {
         if request.path.hasPrefix(ControlAPI.prefix) {
             return await control.respond(to: request)
+        }
+        if PhonesPage.handles(request.path) {
+            return await page.respond(to: request)
         }
         if FCMEndpoint.handles(request.path) {
             // A planned fault comes before any check, as an overloaded service answers.

@@ -34,7 +34,7 @@ struct ServeFixture {
     static func start(
         devices: String = devicesJSON, acceptAnyToken: Bool = false, data: URL? = nil, tls: Bool = false,
         idleTimeout: Duration = .seconds(300), requestTimeout: Duration = .seconds(300), maxConnections: Int? = nil,
-        proxy: ProxyOtherHosts? = nil, clock: @escaping @Sendable () -> Date = { Date() }
+        proxy: ProxyOtherHosts? = nil, clock: @escaping @Sendable () -> Date = { Date() }, pipeline: PhonePipeline.Defaults? = nil
     ) async throws -> ServeFixture {
         let folder = data ?? FileManager.default.temporaryDirectory.appendingPathComponent("nse-serve-test-\(UUID().uuidString)")
         let deviceFile = folder.appendingPathExtension("devices.json")
@@ -47,6 +47,7 @@ struct ServeFixture {
         configuration.clock = clock
         if tls { configuration.tlsPort = 0 }
         configuration.proxy = proxy
+        if let pipeline { configuration.pipeline = pipeline }
         configuration.idleTimeout = idleTimeout
         configuration.requestTimeout = requestTimeout
         configuration.maxConnections = maxConnections

@@ -123,7 +123,9 @@ package struct HTMLReportRenderer: Sendable {
         return html
     }
 
-    private func notification(_ content: NotificationContent, card: ReportCard) -> String {
+    /// The notification as the phone draws it, collapsed (with the thumbnail) and expanded (with the whole image):
+    /// the report's cards and `nse serve`'s phones page (which gives the content the phone shows) draw it here.
+    package func notification(_ content: NotificationContent, card: ReportCard) -> String {
         let hasText = !(content.title.isEmpty && content.subtitle.isEmpty && content.body.isEmpty)
         var html = "<div class=\"view\"><h2>Collapsed</h2>\n<div class=\"banner\">\n"
         html += "<div class=\"app\"><span class=\"icon\"></span><span class=\"name\">\(escape(appName))</span><span class=\"when\">now</span></div>\n"
@@ -211,7 +213,7 @@ package struct HTMLReportRenderer: Sendable {
         MarkupEscaping.escape(text)
     }
 
-    static let style = """
+    package static let style = """
         :root{--bg:#f2f2f7;--fg:#1c1c1e;--muted:#6e6e73;--card:#fff;--banner:rgba(235,235,240,.92);--line:#d1d1d6;\
         --pass:#248a3d;--fail:#d70015;--error:#a05a00;--warn:#b25000;font:15px/1.35 -apple-system,system-ui,"Segoe UI",Roboto,Helvetica,Arial,sans-serif}
         @media (prefers-color-scheme:dark){:root{--bg:#000;--fg:#f2f2f7;--muted:#98989f;--card:#1c1c1e;--banner:rgba(58,58,60,.92);\

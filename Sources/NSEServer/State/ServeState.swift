@@ -577,7 +577,7 @@ actor ServeState {
     }
 
     /// The request as the control API shows it: protocol, method, path, headers (name and value pairs, the
-    /// bearer token cut), body, and the ID the sender was answered with under `idKey`. Spliced, not serialized:
+    /// credential cut, `cutCredential`), body, and the ID the sender was answered with under `idKey`. Spliced, not serialized:
     /// it is made for every accepted push.
     static func requestRecord(_ request: ServerRequest, idKey: String, id: String) -> Data {
         var record = Data(#"{"protocol":"#.utf8)
@@ -592,7 +592,7 @@ actor ServeState {
             record.append(contentsOf: Array("[".utf8))
             record.append(quoted(header.name))
             record.append(contentsOf: Array(",".utf8))
-            record.append(quoted(header.name == "authorization" ? (header.value.split(separator: " ").first.map { "\($0) …" } ?? "…") : header.value))
+            record.append(quoted(header.name == "authorization" ? Self.cutCredential(header.value) : header.value))
             record.append(contentsOf: Array("]".utf8))
         }
         record.append(contentsOf: Array(#"],"body":"#.utf8))
@@ -603,6 +603,19 @@ actor ServeState {
         record.append(quoted(id))
         record.append(contentsOf: Array("}".utf8))
         return record
+    }
+
+    /// An authorization header without what proves it: the scheme, and of a JWT (a provider token) its header and
+    /// claims, which name the signing key and the team (who sent the push), without the signature; any other
+    /// credential (an access token) is cut whole.
+    static func cutCredential(_ value: String) -> String {
+        let parts = value.split(separator: " ", maxSplits: 1)
+        guard let scheme = parts.first else { return "…" }
+        guard parts.count == 2 else { return "\(scheme) …" }
+        let jwt = parts[1].split(separator: ".", omittingEmptySubsequences: false)
+        // `eyJ` is base64url for `{"`: a JWT's header; an access token has another form.
+        guard jwt.count == 3, jwt[0].hasPrefix("eyJ"), jwt[1].hasPrefix("eyJ") else { return "\(scheme) …" }
+        return "\(scheme) \(jwt[0]).\(jwt[1]).…"
     }
 
     /// A JSON string literal (RFC 8259 section 7: `"` and `\` escaped, control characters as `\n`... or

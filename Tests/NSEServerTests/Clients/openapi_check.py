@@ -260,6 +260,17 @@ def main():
     check.request("apnsSend", f"/3/device/{apns_token}", headers=apns_headers, content=payload, expect=410)
     check.request("fcmSend", send, headers=bearer, json={"message": {"token": fcm_token, "notification": {"title": "Hi"}}}, expect=404)
     check.request("listNotifications", f"/emulator/v1/devices/{apns_token}/notifications", expect=200)
+    # The phones page: the document, its assets, a delivered notification as it draws it.
+    check.request("phonesPage", "/", expect=200)
+    check.request("phonesPageStyle", "/phones/page.css", expect=200)
+    check.request("phonesPageScript", "/phones/page.js", expect=200)
+    delivered = check.client.get(f"/emulator/v1/devices/{fcm_token}/notifications?settled=1").json()["notifications"]
+    if delivered:
+        check.request("phonesPageNotification", f"/phones/notifications/{delivered[0]['seq']}", expect=200)
+    else:
+        check.fail("no delivered notification to draw")
+    check.request("phonesPageNotification", "/phones/notifications/x", expect=400)
+    check.request("phonesPageNotification", "/phones/notifications/999999", expect=404)
     check.request("clearState", "/emulator/v1/state", method="DELETE", expect=204)
 
     # Nothing outside the file answers with a success: every other method on each documented path, and paths
@@ -270,7 +281,7 @@ def main():
         for method in ("GET", "POST", "PUT", "PATCH", "DELETE"):
             if method.lower() not in item:
                 check.undocumented(method, path)
-    for path in ["/", "/3/device", "/3/device/", "/3/devices/" + apns_token, "/v1/projects/" + project + "/messages",
+    for path in ["/phones", "/phones/", "/phones/other.js", "/phones/notifications", "/3/device", "/3/device/", "/3/devices/" + apns_token, "/v1/projects/" + project + "/messages",
                  "/v1/projects/" + project + "/messages:sendAll", "/v1/projects", "/token/x", "/emulator/v1", "/emulator/v1/",
                  "/emulator/v1/devices/" + apns_token + "/other", "/emulator/v1/messages",
                  "/emulator/v1/other", "/emulator/v2/devices", "/emulator/v1/devices/" + apns_token + "/notifications/1",

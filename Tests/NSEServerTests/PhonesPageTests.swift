@@ -1,0 +1,87 @@
+import Foundation
+import NSEMedia
+import NSEMediaServer
+import NSEServer
+import Testing
+
+/// The phones page (`GET /`) in headless Chromium, driven through its DevTools protocol with the keyboard
+/// (Tests/NSEServerTests/Clients/phones_page_browser.py): a push from a real client appears live, a setting changed on
+/// the page changes what the next push shows, the send form sends through the FCM endpoint.
+///
+/// `make test` installs chromium (`make deps-browser`) and websocket-client (`make deps-python`). Without chromium
+/// these tests are skipped with a message, except in CI (`CI` set), where they run and fail.
+@Suite(
+    .serialized, .timeLimit(.minutes(3)),
+    .enabled(if: PhonesPageTests.browserInstalled || ProcessInfo.processInfo.environment["CI"] != nil,
+             "chromium is not installed: `make deps-browser` to run the phones page's browser tests"))
+struct PhonesPageTests {
+    static let browserInstalled = ["/usr/bin/chromium", "/usr/bin/chromium-browser"].contains { FileManager.default.isExecutableFile(atPath: $0) }
+
+    private static func notes(_ places: Any?, _ place: String) -> [[String: Any]] {
+        (places as? [String: Any])?[place] as? [[String: Any]] ?? []
+    }
+
+    @Test func aPushSentByARealClientAppearsOnTheOpenPageWithWhyItLooksSo() async throws {
+        let fixture = try await ServeFixture.start()
+        defer { Task { await fixture.stop() } }
+        let seen = try await python("phones_page_browser.py", ["live", String(fixture.port), ServeFixture.token, ServeFixture.topic])
+        #expect(Self.notes(seen["before"], "lockScreen").isEmpty)
+        let lockScreen = Self.notes(seen["after"], "lockScreen")
+        #expect(lockScreen.count == 1)
+        #expect((lockScreen.first?["text"] as? String ?? "").contains("Live from httpx"))
+        #expect((Self.notes(seen["after"], "notificationCenter").first?["text"] as? String ?? "").contains("Sent while the page was open"))
+        // Arrived through the events stream: the document the test marked is the one showing it.
+        #expect(seen["sameDocument"] as? String == "same page")
+        #expect(seen["expandedShown"] as? String == "block", "selecting a notification opens its expanded view")
+        let details = seen["details"] as? String ?? ""
+        for expected in ["PASS", "Verdict and findings", "The extension's activity", "Sent by", "provider token (JWT), key KEY1234567, team TEAM123456",
+                         "python-httpx", "HTTP/2 POST /3/device/\(ServeFixture.token)", "apns-topic", ServeFixture.topic, #""title": "Live from httpx""#] {
+            #expect(details.contains(expected), "the details panel lacks \(expected): \(details.prefix(2000))")
+        }
+        #expect((seen["console"] as? [Any])?.isEmpty == true, "the page threw: \(seen["console"] ?? "")")
+    }
+
+    @Test func aSettingChangedOnThePageChangesWhatTheNextPushShows() async throws {
+        let fixture = try await ServeFixture.start()
+        defer { Task { await fixture.stop() } }
+        let seen = try await python("phones_page_browser.py", ["setting", String(fixture.port), ServeFixture.token, ServeFixture.topic])
+        // Show Previews: never. The Lock Screen shows the app and "Notification", not the content.
+        #expect(seen["previews"] as? String == "never")
+        let hidden = try #require(Self.notes(seen["hidden"], "lockScreen").first)
+        #expect(hidden["hidden"] as? Bool == true)
+        #expect((hidden["text"] as? String ?? "").contains("Notification"))
+        #expect(!(hidden["text"] as? String ?? "").contains("Secret sale"))
+        // Authorization: provisional. Delivered quietly, in Notification Center only.
+        #expect(seen["authorization"] as? String == "provisional")
+        #expect(Self.notes(seen["quiet"], "notificationCenter").first.map { ($0["text"] as? String ?? "").contains("Quiet hello") || $0["hidden"] as? Bool == true } == true)
+        #expect(!Self.notes(seen["quiet"], "lockScreen").contains { $0["hidden"] as? Bool != true && ($0["text"] as? String ?? "").contains("Quiet hello") })
+        #expect(Self.notes(seen["quiet"], "lockScreen").count == 1, "the provisional push is not on the Lock Screen; the earlier one stays")
+        #expect(seen["sameDocument"] as? String == "same page")
+        // The page changed the device through the control API.
+        let device = try await curl(["\(fixture.base)/emulator/v1/devices/\(ServeFixture.token)/notifications?limit=1"]).json?["device"] as? [String: Any]
+        let settings = device?["settings"] as? [String: Any]
+        #expect(settings?["previews"] as? String == "never")
+        #expect(settings?["authorization"] as? String == "provisional")
+    }
+
+    @Test func theSendFormSendsThroughTheFCMEndpointAndThePushAppearsWithItsImage() async throws {
+        let media = try LocalMediaFolder(folder: packageRoot.appendingPathComponent("samples/media"))
+        defer { media.stop() }
+        let fixture = try await ServeFixture.start(pipeline: PhonePipeline.Defaults(hostMapping: MediaHostMapping(origin: try #require(URL(string: media.server.baseURL)))))
+        defer { Task { await fixture.stop() } }
+        let seen = try await python("phones_page_browser.py", ["form", String(fixture.port), "https://media.example.com/img/sale.jpg"])
+        let sent = seen["sent"] as? String ?? ""
+        #expect(sent.hasPrefix("Sent: projects/\(ServeFixture.project)/messages/"), "\(sent)")
+        let shown = try #require(Self.notes(seen["places"], "lockScreen").first)
+        #expect((shown["text"] as? String ?? "").contains("Designer's try"))
+        #expect(shown["thumb"] as? Bool == true, "the image the form named shows as the notification's thumbnail")
+        #expect((seen["target"] as? String ?? "").hasPrefix("Ana's iPhone"))
+        let notification = try #require(try await fixture.notifications().first)
+        #expect(notification["service"] as? String == "fcm")
+        let body = ((notification["request"] as? [String: Any])?["body"] as? String).flatMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) } as? [String: Any]
+        let message = body?["message"] as? [String: Any]
+        #expect((message?["data"] as? [String: String]) == ["campaign": "spring"])
+        #expect(message?["token"] as? String == ServeFixture.fcmToken)
+        #expect(seen["sameDocument"] as? String == "same page")
+    }
+}
