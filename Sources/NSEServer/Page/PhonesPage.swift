@@ -20,7 +20,7 @@ struct PhonesPage: Sendable {
         let parts = rest.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
         let known = request.path == "/" || ["page.css", "page.js"].contains(rest) || (parts.count == 2 && parts[0] == "notifications")
         guard known else { return ControlAPI.error(404, "No such page: \(request.path). The phones page is at /.") }
-        guard request.method == "GET" || request.method == "HEAD" else {
+        guard request.method == "GET" else {
             return ControlAPI.error(405, "\(request.method) is not allowed on \(request.path): the page is read with GET.")
         }
         switch rest {
@@ -47,6 +47,6 @@ struct PhonesPage: Sendable {
             PhoneNotificationViews.make(delivery: delivery, device: device)
         }
         guard let views else { return ControlAPI.error(500, "The notification \(seq)'s delivery could not be read back from the journal.") }
-        return .json(200, ["seq": seq, "views": views.views, "hiddenViews": views.hiddenViews ?? NSNull(), "card": views.card])
+        return .json(200, ["seq": seq, "views": views.views, "hiddenViews": views.hiddenViews.map { $0 as Any } ?? NSNull(), "card": views.card])
     }
 }

@@ -105,7 +105,7 @@ enum PhonesPageAssets {
         .side{display:flex;flex-direction:column;gap:16px;min-width:0}
         .details,.send{background:var(--card);border-radius:16px;padding:14px}
         .details h2,.send h2{margin:0 0 8px;font-size:17px}
-        .details h3{font-size:13px;margin:14px 0 6px;text-transform:uppercase;letter-spacing:.04em;color:var(--muted)}
+        .details h3{font-size:14px;margin:14px 0 6px;color:var(--muted)}
         .details .card{padding:0;border-top:none;border-radius:0;background:none}
         .details .card .view h2{display:block}
         .details table{border-collapse:collapse;width:100%;font-size:12px}

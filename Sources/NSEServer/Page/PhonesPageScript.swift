@@ -140,15 +140,17 @@ extension PhonesPageAssets {
           var form = el('form', {className: 'controls', 'aria-label': device.name + ': settings and app'});
           form.addEventListener('submit', function (event) { event.preventDefault(); });
           var status = el('output', {className: 'saved', role: 'status'});
-          function select(name, label, values, current, change) {
+          var queue = Promise.resolve();
+          function choice(name, label, values, current, change) {
             var control = el('select', {name: name, id: id + '-' + name});
             values.forEach(function (value) { control.append(el('option', {value: value, text: value, selected: value === current})); });
             control.addEventListener('change', function () { change(control.value); });
             return el('label', {htmlFor: id + '-' + name}, [document.createTextNode(label), control]);
           }
+          // One change at a time, in the order made: two quick changes must not reach the server swapped.
           function patch(changes, words) {
             status.textContent = 'Saving…';
-            return call('PATCH', devicePath(device.key), changes).then(function (answer) {
+            queue = queue.then(function () { return call('PATCH', devicePath(device.key), changes); }).then(function (answer) {
               if (answer.status === 200) {
                 entry.device = answer.json.device;
                 device = entry.device;
@@ -157,7 +159,8 @@ extension PhonesPageAssets {
               } else {
                 status.textContent = 'Not saved: ' + ((answer.json && answer.json.error) || answer.status);
               }
-            });
+            }).catch(function (error) { status.textContent = 'Not saved: ' + error; });
+            return queue;
           }
           function setting(name, value) {
             var change = {settings: {}};
@@ -166,8 +169,8 @@ extension PhonesPageAssets {
           }
           if (!isAndroid(device)) {
             var group = el('fieldset', {}, [el('legend', {text: 'Notification settings'})]);
-            group.append(select('authorization', 'Allow notifications', ['authorized', 'provisional', 'ephemeral', 'denied', 'notDetermined'], settings.authorization || 'authorized', function (v) { setting('authorization', v); }));
-            group.append(select('previews', 'Show previews', ['always', 'whenUnlocked', 'never'], settings.previews || 'always', function (v) { setting('previews', v); }));
+            group.append(choice('authorization', 'Allow notifications', ['authorized', 'provisional', 'ephemeral', 'denied', 'notDetermined'], settings.authorization || 'authorized', function (v) { setting('authorization', v); }));
+            group.append(choice('previews', 'Show previews', ['always', 'whenUnlocked', 'never'], settings.previews || 'always', function (v) { setting('previews', v); }));
             [['alert', 'Banners'], ['lockScreen', 'Lock Screen'], ['notificationCenter', 'Notification Center'], ['sound', 'Sounds'], ['badge', 'Badges']].forEach(function (item) {
               var box = el('input', {type: 'checkbox', name: item[0], id: id + '-' + item[0], checked: settings[item[0]] !== false});
               box.addEventListener('change', function () { setting(item[0], box.checked); });
@@ -175,7 +178,7 @@ extension PhonesPageAssets {
             });
             form.append(group);
           }
-          form.append(select('appState', 'App state', ['background', 'foreground', 'notRunning'], device.appState || 'background', function (v) { patch({appState: v}, 'app state ' + v); }));
+          form.append(choice('appState', 'App state', ['background', 'foreground', 'notRunning'], device.appState || 'background', function (v) { patch({appState: v}, 'app state ' + v); }));
           var uninstall = el('button', {type: 'button', className: 'uninstall', text: 'Uninstall the app'});
           uninstall.addEventListener('click', function () {
             call('POST', devicePath(device.key) + '/uninstall').then(function (answer) {

@@ -74,7 +74,11 @@ class Browser:
     def wait_for(self, expression, what):
         deadline = time.monotonic() + WAIT
         while time.monotonic() < deadline:
-            value = self.evaluate(expression)
+            try:
+                value = self.evaluate(expression)
+            except RuntimeError:
+                # The document is being replaced (a navigation): asked again.
+                value = None
             if value:
                 return value
             time.sleep(0.05)
@@ -82,7 +86,7 @@ class Browser:
 
     def open(self, url):
         self.send("Page.navigate", url=url)
-        self.wait_for("document.documentElement.dataset.ready === 'yes'", "the page loaded its devices and opened the events stream")
+        self.wait_for("!!document.documentElement && document.documentElement.dataset.ready === 'yes'", "the page loaded its devices and opened the events stream")
         # Set once: still there later only if the page never reloaded.
         self.evaluate("window.nseNoReload = 'same page'")
 
@@ -92,9 +96,13 @@ class Browser:
         if not focused:
             raise SystemExit(f"could not focus {selector}")
 
-    def press(self, key, code=None, key_code=0):
-        for kind in ("keyDown", "keyUp"):
-            self.send("Input.dispatchKeyEvent", type=kind, key=key, code=code or key, windowsVirtualKeyCode=key_code, nativeVirtualKeyCode=key_code)
+    def press(self, key, code, key_code, text=None):
+        """One key pressed and released; `text` is what it types (Enter's "\\r" is what activates a button)."""
+        down = {"type": "keyDown", "key": key, "code": code, "windowsVirtualKeyCode": key_code, "nativeVirtualKeyCode": key_code}
+        if text:
+            down["text"] = text
+        self.send("Input.dispatchKeyEvent", **down)
+        self.send("Input.dispatchKeyEvent", type="keyUp", key=key, code=code, windowsVirtualKeyCode=key_code, nativeVirtualKeyCode=key_code)
 
     def type(self, text):
         self.send("Input.insertText", text=text)
@@ -108,7 +116,7 @@ class Browser:
             shutil.rmtree(self.profile, ignore_errors=True)
 
 
-ENTER = ("Enter", "Enter", 13)
+ENTER = ("Enter", "Enter", 13, "\r")
 DOWN = ("ArrowDown", "ArrowDown", 40)
 
 
@@ -127,17 +135,19 @@ def send_apns(port, token, topic, title, body):
         raise SystemExit(f"APNs answered {answer.status_code}: {answer.text}")
 
 
-# What the first phone's places list: the text of each notification, newest first, and whether its preview is hidden.
+# What the first phone's places list: each notification's seq and text, newest first, whether its preview is hidden
+# and its images drawn.
 PLACES = """(function(){var phone=document.querySelector('.phone');var out={};
 phone.querySelectorAll('.place').forEach(function(p){out[p.classList[1]]=[].map.call(p.querySelectorAll('li.note'),function(li){
-return {text:li.querySelector('.views').innerText.replace(/\\s+/g,' ').trim(),hidden:li.dataset.hiddenPreview==='yes',
-thumb:!!li.querySelector('img.thumb'),full:!!li.querySelector('img.full')};});});return out;})()"""
+return {seq:Number(li.dataset.seq),pending:li.classList.contains('pending'),text:li.querySelector('.views').innerText.replace(/\\s+/g,' ').trim(),
+hidden:li.dataset.hiddenPreview==='yes',thumb:!!li.querySelector('img.thumb'),full:!!li.querySelector('img.full')};});});return out;})()"""
 
 
-def places_with(browser, title, place):
+def delivered(browser, count):
+    """The first phone's places once it shows `count` delivered notifications (each seq counted once)."""
     return browser.wait_for(
-        f"(function(){{var p={PLACES};return (p[{json.dumps(place)}]||[]).some(function(n){{return n.text.indexOf({json.dumps(title)})>=0||n.hidden;}})?p:null;}})()",
-        f"a notification in {place} of the first phone")
+        f"""(function(){{var p={PLACES};var seqs={{}};Object.keys(p).forEach(function(k){{p[k].forEach(function(n){{if(!n.pending)seqs[n.seq]=1;}});}});
+        return Object.keys(seqs).length>={count}?p:null;}})()""", f"{count} delivered notifications on the first phone")
 
 
 def live(port, token, topic):
@@ -146,14 +156,14 @@ def live(port, token, topic):
         browser.open(f"http://127.0.0.1:{port}/")
         before = browser.evaluate(PLACES)
         send_apns(port, token, topic, "Live from httpx", "Sent while the page was open")
-        after = places_with(browser, "Live from httpx", "lockScreen")
+        after = delivered(browser, 1)
         # Select it with the keyboard: focus its Details button and press Enter.
         browser.focus(".place.lockScreen li.note .details-button")
         browser.press(*ENTER)
         panel = browser.wait_for("document.getElementById('details').dataset.seq && document.activeElement.id === 'details' && document.querySelector('#details .card') ? document.getElementById('details').innerText : null",
                                  "the details panel")
         return {"before": before, "after": after, "details": panel, "sameDocument": browser.evaluate("window.nseNoReload"),
-                "expandedShown": browser.evaluate("getComputedStyle(document.querySelector('.note.open .view + .view')).display"),
+                "opened": browser.evaluate("document.querySelectorAll('.note.open').length"),
                 "console": browser.console}
     finally:
         browser.close()
@@ -176,10 +186,10 @@ def setting(port, token, topic):
         browser.open(f"http://127.0.0.1:{port}/")
         previews = choose(browser, ".phone select[name=previews]", 2)
         send_apns(port, token, topic, "Secret sale", "Only for you")
-        hidden = places_with(browser, "Secret sale", "lockScreen")
+        hidden = delivered(browser, 1)
         authorization = choose(browser, ".phone select[name=authorization]", 1)
         send_apns(port, token, topic, "Quiet hello", "Delivered quietly")
-        quiet = places_with(browser, "Quiet hello", "notificationCenter")
+        quiet = delivered(browser, 2)
         return {"previews": previews, "hidden": hidden, "authorization": authorization, "quiet": quiet,
                 "saved": browser.evaluate("document.querySelector('.phone .controls output').textContent"),
                 "sameDocument": browser.evaluate("window.nseNoReload"), "console": browser.console}
@@ -203,8 +213,13 @@ def form(port, image):
         browser.press(*ENTER)
         sent = browser.wait_for("(function(){var t=document.getElementById('send-result').textContent;return /^(Sent|FCM answered|Error|Choose|Data)/.test(t)?t:null;})()",
                                 "the send form's answer")
-        shown = places_with(browser, "Designer's try", "lockScreen")
-        return {"sent": sent, "places": shown, "target": browser.evaluate("document.getElementById('send-target').selectedOptions[0].textContent"),
+        shown = delivered(browser, 1)
+        # Selected (keyboard), the notification opens: the expanded view with the whole image.
+        browser.focus(".place.lockScreen li.note .details-button")
+        browser.press(*ENTER)
+        browser.wait_for("!!document.querySelector('.place.lockScreen li.note.open')", "the selected notification opened")
+        expanded = browser.evaluate("(function(){var v=document.querySelector('.place.lockScreen li.note.open .view + .view');return v?{display:getComputedStyle(v).display,image:!!v.querySelector('img.full')}:null;})()")
+        return {"sent": sent, "places": shown, "expanded": expanded, "target": browser.evaluate("document.getElementById('send-target').selectedOptions[0].textContent"),
                 "sameDocument": browser.evaluate("window.nseNoReload"), "console": browser.console}
     finally:
         browser.close()
@@ -218,7 +233,7 @@ def screenshot(port, png, size):
         browser.wait_for("document.querySelectorAll('li.note:not(.pending) img.thumb').length > 0", "a notification with its image")
         browser.focus(".place.lockScreen li.note .details-button")
         browser.press(*ENTER)
-        browser.wait_for("document.querySelector('#details .card')", "the details panel")
+        browser.wait_for("!!document.querySelector('#details .card')", "the details panel")
         browser.evaluate("document.activeElement.blur(); window.scrollTo(0, 0)")
         image = browser.send("Page.captureScreenshot", format="png",
                              clip={"x": 0, "y": 0, "width": width, "height": height, "scale": 1})
