@@ -52,6 +52,8 @@ class Browser:
         self.console = []
         self.send("Runtime.enable")
         self.send("Page.enable")
+        # The page's own size, whatever the window around it takes.
+        self.send("Emulation.setDeviceMetricsOverride", width=width, height=height, deviceScaleFactor=1, mobile=False)
 
     def send(self, method, **params):
         self.next_id += 1
