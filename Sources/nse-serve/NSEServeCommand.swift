@@ -63,6 +63,7 @@ struct NSEServeCommand: AsyncParsableCommand {
             "  APNs:     POST \(base)/3/device/<token>",
             "  FCM:      POST \(base)/v1/projects/<project>/messages:send (OAuth token_uri: \(base)/token)",
             "  devices:  GET  \(base)/emulator/v1/devices",
+            "  phones:   \(base)/ (the page: every device drawn as a phone, live)",
             "  journal:  \(configuration.dataDirectory.appendingPathComponent("journal.jsonl").path)",
         ]
         if let tlsPort = server.tlsPort, let ca = server.caCertificate {
