@@ -14,7 +14,7 @@ let phonesPageBrowserInstalled = ["/usr/bin/chromium", "/usr/bin/chromium-browse
 /// `make test` installs chromium (`make deps-browser`) and websocket-client (`make deps-python`). Without chromium
 /// these tests are skipped with a message, except in CI (`CI` set), where they run and fail.
 @Suite(
-    .serialized, .timeLimit(.minutes(3)),
+    .serialized, .timeLimit(.minutes(10)),
     .enabled(if: phonesPageBrowserInstalled || ProcessInfo.processInfo.environment["CI"] != nil,
              "chromium is not installed: `make deps-browser` to run the phones page's browser tests"))
 struct PhonesPageTests {

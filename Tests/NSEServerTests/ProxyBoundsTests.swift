@@ -4,7 +4,7 @@ import Testing
 
 /// `nse serve --proxy` against clients that ask for too much or for nonsense: each CONNECT gets a status line that
 /// says why, or its connection closed, in bounded time; nothing reaches a real push host.
-@Suite(.timeLimit(.minutes(2)))
+@Suite(.timeLimit(.minutes(10)))
 struct ProxyBoundsTests {
     /// Sends `request` (`{pad}` in it becomes 70,000 letters) on a new connection to `port`, reads until the server
     /// closes it; prints the status line then "closed", or "still open" when the server kept it open 60 seconds
