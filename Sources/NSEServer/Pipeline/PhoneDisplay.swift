@@ -180,21 +180,7 @@ struct JSONWriter {
     }
 
     mutating func string(_ text: String) {
-        bytes.append(0x22)
-        for byte in text.utf8 {
-            switch byte {
-            case 0x22, 0x5C: bytes.append(0x5C); bytes.append(byte)
-            case 0x08: bytes.append(0x5C); bytes.append(0x62)
-            case 0x0C: bytes.append(0x5C); bytes.append(0x66)
-            case 0x0A: bytes.append(0x5C); bytes.append(0x6E)
-            case 0x0D: bytes.append(0x5C); bytes.append(0x72)
-            case 0x09: bytes.append(0x5C); bytes.append(0x74)
-            case 0x00..<0x20:
-                bytes.append(contentsOf: [0x5C, 0x75, 0x30, 0x30, Self.hexDigits[Int(byte >> 4)], Self.hexDigits[Int(byte & 0x0F)]])
-            default: bytes.append(byte)
-            }
-        }
-        bytes.append(0x22)
+        JSONLiteral.appendString(text, to: &bytes)
     }
 
     mutating func strings(_ texts: [String]) {
@@ -206,5 +192,4 @@ struct JSONWriter {
         bytes.append(0x5D)
     }
 
-    private static let hexDigits = Array("0123456789abcdef".utf8)
 }

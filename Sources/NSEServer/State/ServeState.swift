@@ -618,29 +618,13 @@ actor ServeState {
         return "\(scheme) \(jwt[0]).\(jwt[1]).…"
     }
 
-    /// A JSON string literal (RFC 8259 section 7: `"` and `\` escaped, control characters as `\n`... or
-    /// `\u00XX`, every other character as its UTF-8 bytes). Written by hand: a JSONEncoder per string, twenty
-    /// strings a push, cost more than the rest of journaling it.
+    /// `text` as a JSON string literal (JSONLiteral).
     static func quoted(_ text: String) -> Data {
         var literal: [UInt8] = []
         literal.reserveCapacity(text.utf8.count + 2)
-        literal.append(0x22)
-        for byte in text.utf8 {
-            switch byte {
-            case 0x22, 0x5C: literal.append(0x5C); literal.append(byte)
-            case 0x0A: literal.append(0x5C); literal.append(0x6E)
-            case 0x0D: literal.append(0x5C); literal.append(0x72)
-            case 0x09: literal.append(0x5C); literal.append(0x74)
-            case 0x00..<0x20:
-                literal.append(contentsOf: [0x5C, 0x75, 0x30, 0x30, Self.hexDigits[Int(byte >> 4)], Self.hexDigits[Int(byte & 0x0F)]])
-            default: literal.append(byte)
-            }
-        }
-        literal.append(0x22)
+        JSONLiteral.appendString(text, to: &literal)
         return Data(literal)
     }
-
-    private static let hexDigits = Array("0123456789abcdef".utf8)
 }
 
 /// Why the control API could not change the devices: the status it answers and a message for the user.
