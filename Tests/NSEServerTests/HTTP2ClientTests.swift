@@ -19,6 +19,18 @@ struct HTTP2ClientTests {
         #expect(title == "From httpx")
     }
 
+    /// Room for every stream's APNs payload at once from the first byte: at HTTP/2's default 64 KiB a backend
+    /// sending a hundred 3 KB pushes at once waits for window updates, and httpx's wait can hang for good
+    /// (pydantic/httpx2 issue #1133; EventsTests' sender hit it).
+    @Test func theConnectionWindowHoldsEveryStreamsPayloadBeforeTheFirstByte() async throws {
+        let fixture = try await ServeFixture.start()
+        defer { Task { await fixture.stop() } }
+        let answer = try await python("h2_window.py", [String(fixture.port)])
+        let streams = try #require(answer["max_concurrent_streams"] as? Int)
+        #expect(streams == 1000)
+        #expect((answer["connection_window"] as? Int ?? 0) >= streams * 4096)
+    }
+
     @Test func httpxSeesAppleReasonForAnUnknownToken() async throws {
         let fixture = try await ServeFixture.start()
         defer { Task { await fixture.stop() } }

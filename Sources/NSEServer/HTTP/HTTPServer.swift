@@ -16,6 +16,12 @@ public final class HTTPServer: Sendable {
     /// not kept, and its request marked `bodyTooLarge`, so memory stays bounded whatever a client sends.
     public static let maxBodyBytes = 1 << 20
 
+    /// The HTTP/2 connection-level receive window SwiftNIO keeps topped up (RFC 9113 section 6.9): 4 MiB, room for
+    /// 1,000 streams' 4 KB APNs payloads at once. At HTTP/2's default 64 KiB, a client sending a hundred 3 KB pushes
+    /// at once waits for window updates, and httpx's wait can hang for good (pydantic/httpx2 issue #1133). Bodies
+    /// are read as they come whatever the window (each capped by `maxBodyBytes`), so it costs no memory.
+    static let connectionWindowBytes = 4 << 20
+
     private let channel: any Channel
     public let port: Int
 
@@ -215,6 +221,7 @@ final class ProtocolDetector: ChannelInboundHandler, RemovableChannelHandler {
             HTTP2Setting(parameter: .maxConcurrentStreams, value: 1000),
             HTTP2Setting(parameter: .maxHeaderListSize, value: 16 * 1024),
         ]
+        connection.targetWindowSize = HTTPServer.connectionWindowBytes
         _ = try channel.pipeline.syncOperations.configureHTTP2Pipeline(
             mode: .server, connectionConfiguration: connection, streamConfiguration: .init()
         ) { stream in
@@ -227,6 +234,10 @@ final class ProtocolDetector: ChannelInboundHandler, RemovableChannelHandler {
             }
         }
         try channel.pipeline.syncOperations.addHandler(CloseOnError())
+        // The whole window at once, not at the first DATA frame: SwiftNIO tops the window up only as data arrives,
+        // so a client's first burst would still wait on HTTP/2's default 64 KiB.
+        let increment = HTTPServer.connectionWindowBytes - 65_535
+        channel.writeAndFlush(HTTP2Frame(streamID: .rootStream, payload: .windowUpdate(windowSizeIncrement: increment)), promise: nil)
     }
 }
 
