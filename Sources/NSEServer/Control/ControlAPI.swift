@@ -83,12 +83,8 @@ struct ControlAPI: Sendable {
             body.append(contentsOf: Array("}".utf8))
             return ServerResponse(status: 200, headers: headers, body: Array(body))
         }
-        // More than a page: the rest is read and sent a page at a time.
-        body.append(contentsOf: Array("[".utf8))
-        for (index, record) in page.records.enumerated() {
-            if index > 0 { body.append(contentsOf: Array(",".utf8)) }
-            body.append(record.json())
-        }
+        // More than a page: the list is left open, and the rest is read and sent a page at a time.
+        body.append(Self.list(page.records, closed: false))
         var response = ServerResponse(status: 200, headers: headers)
         response.stream = NotificationsStream(
             state: state, deviceKey: key, opening: Array(body), listed: page.records.count, next: next, remaining: limit - page.records.count)
@@ -127,13 +123,13 @@ struct ControlAPI: Sendable {
     }
 
     /// The records as a JSON array, spliced from their stored JSON: thousands cost no decoding and re-encoding.
-    static func list<Records: Sequence<NotificationRecord>>(_ records: Records) -> Data {
+    static func list<Records: Sequence<NotificationRecord>>(_ records: Records, closed: Bool = true) -> Data {
         var body = Data("[".utf8)
         for (index, record) in records.enumerated() {
             if index > 0 { body.append(contentsOf: Array(",".utf8)) }
             body.append(record.json())
         }
-        body.append(contentsOf: Array("]".utf8))
+        if closed { body.append(contentsOf: Array("]".utf8)) }
         return body
     }
 

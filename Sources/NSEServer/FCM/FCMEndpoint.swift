@@ -59,14 +59,14 @@ struct FCMEndpoint: Sendable {
         if case .string(let fid)? = message.fields["fid"] {
             // An unknown FID is answered as an unknown token is, naming `message.fid` (docs/serve.md: Firebase
             // documents no separate answer for it).
-            guard let device = await state.device(fid: fid) else {
+            guard let found = await state.deviceAndUnregistered(fid: fid) else {
                 return FCMError.invalidArgument(
                     "The installation ID is not a valid FCM installation ID",
                     violations: [("message.fid", "The installation ID is not a valid FCM installation ID")])
             }
-            guard device.fcm?.project == project else { return FCMError.senderIDMismatch() }
-            if await state.fcmTokenUnregistered(device) { return FCMError.unregistered() }
-            targets = [device]
+            guard found.device.fcm?.project == project else { return FCMError.senderIDMismatch() }
+            if found.unregistered { return FCMError.unregistered() }
+            targets = [found.device]
         } else if case .string(let token)? = message.fields["token"] {
             guard let found = await state.deviceAndUnregistered(fcmToken: token) else {
                 // A token a rotation replaced is FCM's UNREGISTERED, not an unknown one.

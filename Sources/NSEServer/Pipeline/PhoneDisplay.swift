@@ -162,8 +162,7 @@ package enum PhoneDisplay {
     }
 }
 
-/// Compact JSON written byte by byte, its strings escaped as JSONSerialization escapes them (`\b`, `\f`, `\n`, `\r`,
-/// `\t`, other control characters as `\u00xx`, `"` and `\`; `/` and every other character as they are).
+/// Compact JSON written byte by byte, its strings by `JSONLiteral` (escaped as JSONSerialization escapes them).
 struct JSONWriter {
     var bytes: [UInt8] = []
 
@@ -191,5 +190,4 @@ struct JSONWriter {
         }
         bytes.append(0x5D)
     }
-
 }

@@ -313,6 +313,11 @@ actor ServeState {
         device(fcmToken: fcmToken).map { ($0, fcmTokenUnregistered($0)) }
     }
 
+    /// The same for a Firebase Installation ID (FCM's `message.fid` target).
+    func deviceAndUnregistered(fid: String) -> (device: DeviceEntry, unregistered: Bool)? {
+        device(fid: fid).map { ($0, fcmTokenUnregistered($0)) }
+    }
+
     /// The project's devices whose subscriptions `audience` accepts (a topic's or a condition's), skipping those
     /// FCM would not deliver to (uninstalled, or the token expired).
     func devices(project: String, audience: @Sendable (Set<String>) -> Bool) -> [DeviceEntry] {
@@ -484,14 +489,10 @@ actor ServeState {
         index.seqs(idHash: HistoryIndex.hash(id)).reversed().compactMap { record(seq: $0) }.filter { $0.id == id }
     }
 
-    /// The device's newest `limit` notifications, newest first: its chain in the index, read back from the journal.
-    func notifications(deviceKey: String, limit: Int) -> [NotificationRecord] {
-        notifications(deviceKey: deviceKey, from: nil, limit: limit).records
-    }
-
-    /// One page of the device's notifications, newest first: up to `limit` from push `start` (nil: the newest)
-    /// down its chain, ending once the page holds `maxBytes` of stored JSON, so a long list is read a page at a
-    /// time and the state is not held for all of it. `next` is where the next page starts; nil past the oldest.
+    /// One page of the device's notifications, newest first, read back from the journal: up to `limit` from push
+    /// `start` (nil: the newest) down its chain in the index, ending once the page holds `maxBytes` of stored JSON,
+    /// so a long list is read a page at a time and the state is not held for all of it. `next` is where the next
+    /// page starts; nil past the oldest.
     func notifications(deviceKey: String, from start: Int?, limit: Int, maxBytes: Int = .max) -> (records: [NotificationRecord], next: Int?) {
         var found: [NotificationRecord] = []
         var bytes = 0
