@@ -81,7 +81,8 @@ struct JournalAndControlTests {
         #expect(after.first?["status"] as? String == "delivered")
     }
 
-    @Test func aTornLastLineIsSkippedNotFatal() async throws {
+    /// A data folder whose journal holds one delivered push, then half a line, as a crash mid-write leaves it.
+    static func journalWithATornLastLine() async throws -> URL {
         let first = try await ServeFixture.start()
         #expect(try await apns(first).status == 200)
         _ = try await first.notifications()
@@ -90,8 +91,12 @@ struct JournalAndControlTests {
         try handle.seekToEnd()
         try handle.write(contentsOf: Data(#"{"type":"push","seq":9,"id":"cut"#.utf8))
         try handle.close()
+        return first.data
+    }
 
-        let second = try await ServeFixture.start(data: first.data)
+    @Test func aTornLastLineIsSkippedNotFatal() async throws {
+        let data = try await Self.journalWithATornLastLine()
+        let second = try await ServeFixture.start(data: data)
         defer { Task { await second.stop() } }
         #expect(second.server.skippedJournalLines == 1)
         #expect(try await second.notifications().count == 1)
@@ -100,22 +105,14 @@ struct JournalAndControlTests {
     /// The torn line is cut off at the restart: the next push's line starts a line of its own, so a second
     /// restart reads both pushes and skips nothing.
     @Test func aTornLastLineIsCutSoTheNextPushIsKept() async throws {
-        let first = try await ServeFixture.start()
-        #expect(try await apns(first).status == 200)
-        _ = try await first.notifications()
-        await first.stop()
-        let handle = try FileHandle(forWritingTo: first.data.appendingPathComponent("journal.jsonl"))
-        try handle.seekToEnd()
-        try handle.write(contentsOf: Data(#"{"type":"push","seq":9,"id":"cut"#.utf8))
-        try handle.close()
-
-        let second = try await ServeFixture.start(data: first.data)
+        let data = try await Self.journalWithATornLastLine()
+        let second = try await ServeFixture.start(data: data)
         #expect(second.server.skippedJournalLines == 1)
         #expect(try await apns(second).status == 200)
         #expect(try await second.notifications().count == 2)
         await second.stop()
 
-        let third = try await ServeFixture.start(data: first.data)
+        let third = try await ServeFixture.start(data: data)
         defer { Task { await third.stop() } }
         #expect(third.server.skippedJournalLines == 0)
         let after = try await third.notifications()
