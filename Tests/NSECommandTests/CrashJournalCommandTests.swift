@@ -70,6 +70,8 @@ struct CrashJournalCommandTests {
         #expect(seenInOut.withLock { $0 }, "the journal is inside --out while the batch runs")
         #expect(!seenInTMP.withLock { $0 }, "nothing of the journal is in TMPDIR")
         let left = try FileManager.default.contentsOfDirectory(atPath: out.path).filter { $0.hasPrefix(".") }
-        #expect(left.isEmpty, "removed at the end: \(left)")
+        // What was left, file by file: the late writer's traces, should it happen again.
+        let tree = left.flatMap { name in (FileManager.default.subpaths(atPath: out.appendingPathComponent(name).path) ?? []).map { "\(name)/\($0)" } }
+        #expect(left.isEmpty, "removed at the end: \(left), holding \(tree)")
     }
 }

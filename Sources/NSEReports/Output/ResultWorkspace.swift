@@ -129,11 +129,13 @@ package final class ResultWorkspace: Sendable {
         spool?.close()
         // After an interrupt, an extension's thread that outlived its cancelled push can still write into its work
         // folder while the tree is being removed; the removal then fails on a folder no longer empty. Try again
-        // (a bounded number of times) so the interrupted run leaves nothing in the output folder.
-        for _ in 0..<5 {
+        // for up to 5 s, so the interrupted run leaves nothing in the output folder: 100 ms in all was not enough
+        // on a loaded machine, where that thread waits for a core. (A patch at the removal: the late writer
+        // itself is not found yet.)
+        for _ in 0..<50 {
             try? FileManager.default.removeItem(at: root)
             guard FileManager.default.fileExists(atPath: root.path) else { return }
-            usleep(20_000)
+            usleep(100_000)
         }
     }
 
