@@ -88,6 +88,11 @@ public struct Pipeline: Sendable {
         await run(push, input: input, attachmentDirectory: attachmentDirectory, checked: nil)
     }
 
+    /// Runs a push read and checked ahead (`readAhead(_:)`): its checks are not made again.
+    public func run(_ readAhead: ReadAhead, input: String, attachmentDirectory: URL? = nil) async -> ProcessResult {
+        await run(readAhead.push, input: input, attachmentDirectory: attachmentDirectory, checked: readAhead)
+    }
+
     @available(*, deprecated, renamed: "run(file:attachmentDirectory:readAhead:)")
     public func process(file: URL, attachmentDirectory: URL? = nil, readAhead: ReadAhead? = nil) async -> ProcessResult {
         await run(file: file, attachmentDirectory: attachmentDirectory, readAhead: readAhead)
@@ -101,8 +106,9 @@ public struct Pipeline: Sendable {
     /// A push read and checked before its turn, its download started: what `run(file:readAhead:)` takes instead
     /// of reading and checking the file again. A class, so a push waiting on the network holds a reference to it.
     public final class ReadAhead: Sendable {
-        let push: ReceivedPush
-        let checks: CheckReport
+        public let push: ReceivedPush
+        /// What the checks found: `nse serve` answers the request from these, the push's run then reuses them.
+        public let checks: CheckReport
         /// The extension runner's plan, when the extension will run, and the content it was made from: the push's
         /// turn hands the same content to the extension rather than converting the push again.
         let plan: ExtensionPlan?
@@ -131,12 +137,22 @@ public struct Pipeline: Sendable {
     public func readAhead(file: URL) -> ReadAhead? {
         let started = clock.now
         guard let push = try? PushReader.read(file) else { return nil }
+        return readAhead(push, readMilliseconds: started.duration(to: clock.now).milliseconds)
+    }
+
+    /// Checks a push already read, as its run would, before its turn (and starts its download as
+    /// `readAhead(file:)` does): `nse serve` answers the sender from these checks, then runs the push with them.
+    public func readAhead(_ push: ReceivedPush) -> ReadAhead {
+        readAhead(push, readMilliseconds: 0)
+    }
+
+    private func readAhead(_ push: ReceivedPush, readMilliseconds: Double) -> ReadAhead {
         let checked = clock.now
         let checks = check(push)
         let original = platform.includesIOS && checks.runsExtension ? NotificationContent(push) : nil
         let plan = original.map { extensionRunner.plan(for: $0, checks: checks, profile: profile) }
         let readAhead = ReadAhead(
-            push: push, checks: checks, plan: plan, original: original, readMilliseconds: started.duration(to: checked).milliseconds,
+            push: push, checks: checks, plan: plan, original: original, readMilliseconds: readMilliseconds,
             lintMilliseconds: checked.duration(to: clock.now).milliseconds)
         if let mediaCache, let planned = plan?.download {
             mediaCache.prefetch(planned, using: fetcher, deadline: clock.now + profile.timeBudget)

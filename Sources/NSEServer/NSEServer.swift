@@ -174,7 +174,7 @@ struct Router: RequestResponder {
         }
         if request.path.hasPrefix(APNsEndpoint.pathPrefix), let fault = control.faults.next(for: .apns) {
             let given = request.header("apns-id")
-            return Faults.apnsAnswer(fault, apnsID: given.flatMap { UUID(uuidString: $0) != nil ? $0 : nil } ?? UUID().uuidString)
+            return Faults.apnsAnswer(fault, apnsID: given.flatMap { UUID(uuidString: $0) != nil ? $0 : nil } ?? ServeIDs.uuidString())
         }
         // Every other path is APNs's: it answers an unknown path 404 BadPath.
         return await apns.respond(to: request)

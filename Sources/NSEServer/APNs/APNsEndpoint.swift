@@ -25,7 +25,7 @@ struct APNsEndpoint: Sendable {
     func respond(to request: ServerRequest) async -> ServerResponse {
         // The sender's apns-id when it is a UUID; otherwise (or absent) a new one, as APNs makes.
         let given = request.header("apns-id")
-        let apnsID = given.flatMap { UUID(uuidString: $0) != nil ? $0 : nil } ?? UUID().uuidString
+        let apnsID = given.flatMap { UUID(uuidString: $0) != nil ? $0 : nil } ?? ServeIDs.uuidString()
         switch await decide(request, apnsID: apnsID) {
         case .refused(let reason):
             return Self.refusal(reason, apnsID: apnsID)
@@ -34,7 +34,7 @@ struct APNsEndpoint: Sendable {
         case .accepted(let environment):
             var headers = [(name: "apns-id", value: apnsID)]
             // Only the development environment gives the ID the Push Notifications Console's delivery log uses.
-            if environment == .development { headers.append((name: "apns-unique-id", value: UUID().uuidString.lowercased())) }
+            if environment == .development { headers.append((name: "apns-unique-id", value: ServeIDs.uuidString().lowercased())) }
             return ServerResponse(status: 200, headers: headers)
         }
     }
@@ -92,8 +92,9 @@ struct APNsEndpoint: Sendable {
         case .success(let received):
             push = received
         }
-        let findings = PhonePipeline.check(push, platform: .ios)
-        if let refusal = findings.first(where: \.rejectsPush) {
+        // Checked as the phone's delivery checks it; the delivery then reuses these checks.
+        let checked = deliveries.pipeline.check(push, for: device)
+        if let refusal = checked.diagnostics.first(where: \.rejectsPush) {
             return .refused(APNsReason.refusing(refusal.code) ?? .badPayload)
         }
 
@@ -105,7 +106,7 @@ struct APNsEndpoint: Sendable {
             }
             let record = Self.requestRecord(request, id: apnsID)
             let accepted = try await state.accept(id: apnsID, service: "apns", device: device, request: record)
-            deliveries.start(seq: accepted.seq, generation: accepted.generation, push: push, device: device, input: "apns:\(apnsID)")
+            deliveries.start(seq: accepted.seq, generation: accepted.generation, push: checked, device: device, input: "apns:\(apnsID)")
         } catch {
             // Not journaled: the sender must not believe the push accepted.
             return .refused(.internalServerError)

@@ -94,10 +94,14 @@ struct FCMEndpoint: Sendable {
         }
 
         // FCM's own checks for every message; Apple's too when an iPhone is among the targets (the existing
-        // checks stage, as `nse lint` runs it): FCM refuses a message either would refuse.
+        // checks stage, as `nse lint` runs it): FCM refuses a message either would refuse. Each target's phone checks
+        // the push as its delivery will, and the delivery reuses those checks; a platform no target has (a topic
+        // nobody subscribes to yet) is checked alone.
+        let checked = targets.map { deliveries.pipeline.check(push, for: $0) }
         let platforms: [DeviceEntry.DevicePlatform] = targets.contains { $0.platform == .ios } || targets.isEmpty && message.fields["token"] == nil && message.fields["fid"] == nil ? [.android, .ios] : [.android]
         for platform in platforms {
-            let refusals = PhonePipeline.check(push, platform: platform).filter(\.rejectsPush)
+            let findings = targets.firstIndex { $0.platform == platform }.map { checked[$0].diagnostics } ?? PhonePipeline.check(push, platform: platform)
+            let refusals = findings.filter(\.rejectsPush)
             if !refusals.isEmpty {
                 return FCMError.invalidArgument("Request contains an invalid argument.", violations: refusals.map(FCMError.violation))
             }
@@ -106,7 +110,7 @@ struct FCMEndpoint: Sendable {
         let name = "projects/\(project)/messages/\(isTopicMessage ? FCMAudience.messageID() : Self.messageID())"
         guard !validateOnly else { return .json(200, ["name": name]) }
         let record = Self.requestRecord(request, name: name)
-        for device in targets {
+        for (device, push) in zip(targets, checked) {
             do {
                 let accepted = try await state.accept(id: name, service: "fcm", device: device, request: record)
                 // An iPhone gets the APNs payload FCM builds; an Android phone the message itself.

@@ -20,7 +20,7 @@ final class Deliveries: Sendable {
     private struct Job: Sendable {
         var seq: Int
         var generation: Int
-        var push: ReceivedPush
+        var push: PhonePipeline.CheckedPush
         var device: DeviceEntry
         var input: String
     }
@@ -108,7 +108,7 @@ final class Deliveries: Sendable {
     }
 
     /// Queues a push the sender was just answered for.
-    func start(seq: Int, generation: Int, push: ReceivedPush, device: DeviceEntry, input: String) {
+    func start(seq: Int, generation: Int, push: PhonePipeline.CheckedPush, device: DeviceEntry, input: String) {
         let startsWorker = queue.withLock { queue in
             if queue.heldCount < Self.heldInMemory {
                 queue.held.append(Job(seq: seq, generation: generation, push: push, device: device, input: input))
@@ -158,10 +158,10 @@ final class Deliveries: Sendable {
             ? PhonePipeline.apnsPush(headers: Dictionary(headers, uniquingKeysWith: { first, _ in first }), body: body)
             : PhonePipeline.fcmPush(body: body)
         guard case .success(let push) = read else { return }
-        await run(seq: seq, generation: generation, push: push, device: device, input: "\(record.service):\(record.id)")
+        await run(seq: seq, generation: generation, push: pipeline.check(push, for: device), device: device, input: "\(record.service):\(record.id)")
     }
 
-    func run(seq: Int, generation: Int, push: ReceivedPush, device: DeviceEntry, input: String) async {
+    func run(seq: Int, generation: Int, push: PhonePipeline.CheckedPush, device: DeviceEntry, input: String) async {
         // Made by the pipeline when it saves an attachment (AtomicFile.move makes the folder): most pushes keep
         // none, and making then removing an empty folder for each was a tenth of the server's CPU.
         let folder = state.dataDirectory.appending(path: "attachments/\(seq)", directoryHint: .isDirectory)

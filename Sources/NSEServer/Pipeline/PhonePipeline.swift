@@ -79,17 +79,47 @@ public struct PhonePipeline: Sendable {
         PushChecks.run(push, options: CheckOptions(platform: platform == .ios ? .ios : .android)).diagnostics
     }
 
-    /// Runs `push` through `device`'s phone as `nse process` does, saving attachments in `attachments`.
-    /// The result is `nse process --format json`'s object for the push.
-    func deliver(_ push: ReceivedPush, to device: DeviceEntry, input: String, attachments: URL?) async -> ProcessResult {
-        if device.extension.kind == .folder, let path = device.extension.path {
-            return await appExtensions.deliver(push, path: path, defaults: defaults, platform: device.platform, attachments: attachments, input: input)
+    /// A push checked for one phone as its delivery checks it: the findings answer the sender, and the delivery
+    /// reuses them instead of checking the push again.
+    struct CheckedPush: Sendable {
+        let push: ReceivedPush
+        let diagnostics: [Diagnostic]
+        /// The phone's pipeline's own checks; nil for an app's own extension, whose process reads the push again.
+        let readAhead: Pipeline.ReadAhead?
+    }
+
+    /// Checks `push` as `device`'s phone will when it is delivered.
+    func check(_ push: ReceivedPush, for device: DeviceEntry) -> CheckedPush {
+        guard let pipeline = builtInPipeline(for: device) else {
+            return CheckedPush(push: push, diagnostics: Self.check(push, platform: device.platform), readAhead: nil)
         }
+        let readAhead = pipeline.readAhead(push)
+        return CheckedPush(push: push, diagnostics: readAhead.checks.diagnostics, readAhead: readAhead)
+    }
+
+    /// Runs a checked push through `device`'s phone as `nse process` does, saving attachments in `attachments`.
+    /// The result is `nse process --format json`'s object for the push.
+    func deliver(_ checked: CheckedPush, to device: DeviceEntry, input: String, attachments: URL?) async -> ProcessResult {
+        guard let pipeline = builtInPipeline(for: device) else {
+            // Only a folder extension has no built-in pipeline, so its path is there.
+            return await appExtensions.deliver(
+                checked.push, path: device.extension.path ?? "", defaults: defaults, platform: device.platform, attachments: attachments, input: input)
+        }
+        if let readAhead = checked.readAhead {
+            return await pipeline.run(readAhead, input: input, attachmentDirectory: attachments)
+        }
+        return await pipeline.run(checked.push, input: input, attachmentDirectory: attachments)
+    }
+
+    /// The pipeline of a phone whose extension runs in this process (none, or a built-in SDK helper); nil for an
+    /// app's own extension, which runs in a process of its own (`AppExtensions`).
+    private func builtInPipeline(for device: DeviceEntry) -> Pipeline? {
+        if device.extension.kind == .folder, device.extension.path != nil { return nil }
         var pipeline = Pipeline(
             device: defaults.profile, changes: defaults.changes, hostMapping: defaults.hostMapping,
             sdk: device.sdkSelection ?? .auto)
         pipeline.platform = device.platform == .ios ? .ios : .android
-        return await pipeline.run(push, input: input, attachmentDirectory: attachments)
+        return pipeline
     }
 
     /// The result as `nse process --format json` prints it (the same encoding), on one line.

@@ -1,5 +1,6 @@
 import Foundation
 import NSEPush
+import Synchronization
 
 /// One push the server accepted, and what its phone showed once the pipeline finished: read back from the
 /// journal when asked for, never kept.
@@ -107,8 +108,6 @@ actor ServeState {
     let journal: Journal
     private let index: HistoryIndex
     let events = EventHub()
-    /// Made once: making a formatter (ICU's) cost more than the rest of accepting a push.
-    private let timestamps = ISO8601DateFormatter()
     /// Control API requests waiting for a device's pushes to settle, woken at every change.
     private var waiters: [Int: CheckedContinuation<Void, Never>] = [:]
     private var nextWaiter = 0
@@ -418,7 +417,7 @@ actor ServeState {
         let seq = nextSeq
         nextSeq += 1
         let key = Self.key(of: device)
-        let receivedAt = timestamps.string(from: Date())
+        let receivedAt = ServeIDs.timestamp(Date())
         let acceptedIn = generation
         // The chain is linked now, in `seq` order; the entry gets its position once the line is on disk (a
         // failed write leaves a link with no push, which readers step over).
@@ -581,35 +580,46 @@ actor ServeState {
     /// credential cut, `cutCredential`), body, and the ID the sender was answered with under `idKey`. Spliced, not serialized:
     /// it is made for every accepted push.
     static func requestRecord(_ request: ServerRequest, idKey: String, id: String) -> Data {
-        var record = Data(#"{"protocol":"#.utf8)
-        record.append(quoted(request.protocolName))
-        record.append(contentsOf: Array(#","method":"#.utf8))
-        record.append(quoted(request.method))
-        record.append(contentsOf: Array(#","path":"#.utf8))
-        record.append(quoted(request.path))
-        record.append(contentsOf: Array(#","headers":["#.utf8))
+        var record: [UInt8] = []
+        record.reserveCapacity(request.body.count + request.headers.reduce(160) { $0 + $1.name.utf8.count + $1.value.utf8.count + 8 })
+        record.append(contentsOf: #"{"protocol":"#.utf8)
+        JSONLiteral.appendString(request.protocolName, to: &record)
+        record.append(contentsOf: #","method":"#.utf8)
+        JSONLiteral.appendString(request.method, to: &record)
+        record.append(contentsOf: #","path":"#.utf8)
+        JSONLiteral.appendString(request.path, to: &record)
+        record.append(contentsOf: #","headers":["#.utf8)
         for (index, header) in request.headers.enumerated() {
-            if index > 0 { record.append(contentsOf: Array(",".utf8)) }
-            record.append(contentsOf: Array("[".utf8))
-            record.append(quoted(header.name))
-            record.append(contentsOf: Array(",".utf8))
-            record.append(quoted(header.name == "authorization" ? Self.cutCredential(header.value) : header.value))
-            record.append(contentsOf: Array("]".utf8))
+            record.append(contentsOf: index > 0 ? #",["#.utf8 : "[".utf8)
+            JSONLiteral.appendString(header.name, to: &record)
+            record.append(UInt8(ascii: ","))
+            JSONLiteral.appendString(header.name == "authorization" ? Self.cutCredential(header.value) : header.value, to: &record)
+            record.append(UInt8(ascii: "]"))
         }
-        record.append(contentsOf: Array(#"],"body":"#.utf8))
-        record.append(quoted(String(decoding: request.body, as: UTF8.self)))
-        record.append(contentsOf: Array(",".utf8))
-        record.append(quoted(idKey))
-        record.append(contentsOf: Array(":".utf8))
-        record.append(quoted(id))
-        record.append(contentsOf: Array("}".utf8))
-        return record
+        record.append(contentsOf: #"],"body":"#.utf8)
+        JSONLiteral.appendString(String(decoding: request.body, as: UTF8.self), to: &record)
+        record.append(UInt8(ascii: ","))
+        JSONLiteral.appendString(idKey, to: &record)
+        record.append(UInt8(ascii: ":"))
+        JSONLiteral.appendString(id, to: &record)
+        record.append(UInt8(ascii: "}"))
+        return Data(record)
     }
 
     /// An authorization header without what proves it: the scheme, and of a JWT (a provider token) its header and
     /// claims, which name the signing key and the team (who sent the push), without the signature; any other
     /// credential (an access token) is cut whole.
     static func cutCredential(_ value: String) -> String {
+        // A backend sends one credential for many pushes (a provider token lives up to an hour): cut once.
+        if let last = lastCut.withLock({ $0 }), last.value == value { return last.cut }
+        let cut = cuttingCredential(value)
+        lastCut.withLock { $0 = (value, cut) }
+        return cut
+    }
+
+    private static let lastCut = Mutex<(value: String, cut: String)?>(nil)
+
+    private static func cuttingCredential(_ value: String) -> String {
         let parts = value.split(separator: " ", maxSplits: 1)
         guard let scheme = parts.first else { return "…" }
         guard parts.count == 2 else { return "\(scheme) …" }
