@@ -222,6 +222,9 @@ final class ProtocolDetector: ChannelInboundHandler, RemovableChannelHandler {
             HTTP2Setting(parameter: .maxHeaderListSize, value: 16 * 1024),
         ]
         connection.targetWindowSize = HTTPServer.connectionWindowBytes
+        let flushes = HeldFlushes()
+        try channel.pipeline.syncOperations.addHandler(flushes)
+        activity.answers = AnswerBatch(loop: channel.eventLoop, flushes: flushes)
         _ = try channel.pipeline.syncOperations.configureHTTP2Pipeline(
             mode: .server, connectionConfiguration: connection, streamConfiguration: .init()
         ) { stream in
@@ -247,11 +250,79 @@ final class ConnectionActivity: @unchecked Sendable {
     var requestsInFlight = 0
     /// HTTP/1.1: when the request being received must be whole; nil between requests.
     var requestDeadline: Scheduled<Void>?
+    /// HTTP/2: the answers ready to be written, sent together (`AnswerBatch`).
+    var answers: AnswerBatch?
 
     /// The request being received arrived whole: its deadline no longer applies.
     func requestArrived() {
         requestDeadline?.cancel()
         requestDeadline = nil
+    }
+}
+
+/// An HTTP/2 connection's answers, written together: answers are made off the event loop and each comes back on its
+/// own, and SwiftNIO's HTTP/2 writes a stream's frames to the socket at its flush (one system call an answer).
+/// The first answer to come back schedules a write of every answer back by then; their flushes are held at the
+/// connection's `HeldFlushes`, which flushes the socket once after them. Touched only on the connection's loop.
+final class AnswerBatch {
+    private let loop: any EventLoop
+    private let flushes: HeldFlushes
+    private var waiting: [() -> Void] = []
+
+    init(loop: any EventLoop, flushes: HeldFlushes) {
+        self.loop = loop
+        self.flushes = flushes
+    }
+
+    /// `write` writes and flushes one stream's answer.
+    func add(_ write: @escaping () -> Void) {
+        waiting.append(write)
+        guard waiting.count == 1 else { return }
+        loop.assumeIsolated().execute { [self] in
+            let writes = waiting
+            waiting.removeAll(keepingCapacity: true)
+            flushes.hold()
+            for write in writes { write() }
+            flushes.release()
+        }
+    }
+}
+
+/// In an HTTP/2 connection's pipeline between the socket and SwiftNIO's HTTP/2 handler: while held, flushes are
+/// noted instead of passed on, and the release passes one.
+final class HeldFlushes: ChannelOutboundHandler {
+    typealias OutboundIn = NIOAny
+
+    private var context: ChannelHandlerContext?
+    private var holding = false
+    private var flushWanted = false
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        self.context = context
+    }
+
+    func handlerRemoved(context: ChannelHandlerContext) {
+        self.context = nil
+    }
+
+    func flush(context: ChannelHandlerContext) {
+        if holding {
+            flushWanted = true
+        } else {
+            context.flush()
+        }
+    }
+
+    func hold() {
+        holding = true
+    }
+
+    func release() {
+        holding = false
+        if flushWanted {
+            flushWanted = false
+            context?.flush()
+        }
     }
 }
 
@@ -442,7 +513,11 @@ final class RequestHandler: ChannelInboundHandler {
             let answer = context.eventLoop.makeFutureWithTask { await responder.respond(to: complete) }
             answer.assumeIsolated().whenSuccess { response in
                 self.activity.requestsInFlight -= 1
-                self.write(response, version: version, keepAlive: keepAlive, context: context)
+                if let answers = self.activity.answers {
+                    answers.add { self.write(response, version: version, keepAlive: keepAlive, context: context) }
+                } else {
+                    self.write(response, version: version, keepAlive: keepAlive, context: context)
+                }
             }
         }
     }
