@@ -8,6 +8,8 @@ public struct FCMMessage: Sendable {
     public var fields: [String: JSONValue]
     /// The members of the send request beside `message` (such as `validate_only`); empty for a bare message.
     public var requestFields: [String: JSONValue]
+    /// The request wraps the message as the v1 send request does: `{"message": {...}}`.
+    public var isWrapped = false
     /// The request is in the shape of the legacy HTTP API (`fcm/send`: `to`, `registration_ids`), shut down in 2024.
     public var isLegacy = false
     /// `apns.payload.aps` as the sender wrote it (before `notification` fills its alert), read once.
@@ -24,6 +26,7 @@ public struct FCMMessage: Sendable {
         if let wrapped = root["message"]?.objectValue {
             message = wrapped
             requestFields = root.filter { $0.key != "message" }
+            isWrapped = true
         } else if root["aps"] == nil, !Set(root.keys).isDisjoint(with: Self.legacyFields) {
             message = root
             requestFields = [:]

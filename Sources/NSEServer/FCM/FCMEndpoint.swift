@@ -34,6 +34,15 @@ struct FCMEndpoint: Sendable {
         guard !request.bodyTooLarge else {
             return FCMError.invalidArgument("Request payload size exceeds the limit: \(HTTPServer.maxBodyBytes) bytes.", violations: [])
         }
+        // The usual request, `{"message": {...}}` with `validate_only` absent or a boolean, is read once; any other
+        // body is read again below for the answer FCM gives it.
+        if case .success(let push) = PhonePipeline.fcmPush(body: request.body), let message = push.fcmMessage, message.isWrapped {
+            switch message.requestFields["validate_only"] ?? message.requestFields["validateOnly"] {
+            case nil: return await send(request, push: push, message: message, project: project, validateOnly: false)
+            case .bool(let validateOnly)?: return await send(request, push: push, message: message, project: project, validateOnly: validateOnly)
+            default: break
+            }
+        }
         guard let root = (try? JSONSerialization.jsonObject(with: Data(request.body))) as? [String: Any] else {
             return FCMError.invalidArgument("Invalid JSON payload received. The body is not a JSON object.", violations: [])
         }
@@ -51,7 +60,11 @@ struct FCMEndpoint: Sendable {
         guard let message = push.fcmMessage else {
             return FCMError.invalidArgument("Request contains an invalid argument.", violations: [("message", "Not an FCM HTTP v1 message.")])
         }
+        return await send(request, push: push, message: message, project: project, validateOnly: validateOnly)
+    }
 
+    /// Sends a message read: its targets, FCM's and Apple's refusals, then each target's delivery.
+    private func send(_ request: ServerRequest, push: ReceivedPush, message: FCMMessage, project: String, validateOnly: Bool) async -> ServerResponse {
         // The targets: one registration token's or installation's device, or every device the topic or condition
         // reaches.
         var targets: [DeviceEntry] = []
@@ -108,7 +121,7 @@ struct FCMEndpoint: Sendable {
         }
 
         let name = "projects/\(project)/messages/\(isTopicMessage ? FCMAudience.messageID() : Self.messageID())"
-        guard !validateOnly else { return .json(200, ["name": name]) }
+        guard !validateOnly else { return Self.sent(name) }
         let record = Self.requestRecord(request, name: name)
         for (device, push) in zip(targets, checked) {
             do {
@@ -119,7 +132,16 @@ struct FCMEndpoint: Sendable {
                 return FCMError.internalError()
             }
         }
-        return .json(200, ["name": name])
+        return Self.sent(name)
+    }
+
+    /// FCM's answer to a message sent: `{"name": "projects/<project>/messages/<id>"}`, written by hand (the same bytes
+    /// as `ServerResponse.json`, JSONLiteral) as it is made for every push.
+    static func sent(_ name: String) -> ServerResponse {
+        var body = Array(#"{"name":"#.utf8)
+        JSONLiteral.appendString(name, to: &body)
+        body.append(UInt8(ascii: "}"))
+        return ServerResponse(status: 200, headers: [(name: "content-type", value: "application/json; charset=UTF-8")], body: body)
     }
 
     /// `POST /token`: the OAuth 2 JWT-bearer grant (RFC 7523) that Google's auth libraries make with a service
