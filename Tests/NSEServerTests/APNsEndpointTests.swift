@@ -79,6 +79,23 @@ struct APNsEndpointTests {
         #expect(try await fixture.notifications(token).count == 1)
     }
 
+    /// A sender of random tokens cannot grow the emulator without bound: `--accept-any-token` registers devices up
+    /// to the control API's cap (100,000 in all), and past it an unknown token is what it is to APNs, BadDeviceToken.
+    @Test func acceptAnyTokenStopsAtTheDeviceCap() async throws {
+        // A devices file one device short of the cap.
+        let entries = (1..<100_000).map { #"{"apns":{"token":"\#(String(format: "%064x", $0))"},"bundleId":"\#(ServeFixture.topic)"}"# }
+        let fixture = try await ServeFixture.start(devices: #"{"devices":[\#(entries.joined(separator: ","))]}"#, acceptAnyToken: true)
+        defer { Task { await fixture.stop() } }
+        let last = String(repeating: "d", count: 64)
+        #expect(try await apns(fixture, token: last).status == 200)
+        let refused = String(repeating: "e", count: 64)
+        try await expectRefusal(apns(fixture, token: refused), 400, "BadDeviceToken")
+        #expect(try await curl([fixture.base + "/emulator/v1/devices/\(refused)/notifications"]).status == 404)
+        // The devices registered before keep being served.
+        #expect(try await apns(fixture, token: last).status == 200)
+        #expect(try await fixture.notifications(last).count == 2)
+    }
+
     @Test func requestFormRefusals() async throws {
         let fixture = try await ServeFixture.start()
         defer { Task { await fixture.stop() } }

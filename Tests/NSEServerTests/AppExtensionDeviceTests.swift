@@ -25,7 +25,9 @@ struct AppExtensionDeviceTests {
         try Data(Self.source.utf8).write(to: folder.appendingPathComponent("NotificationService.swift"))
         let data = FileManager.default.temporaryDirectory.appendingPathComponent("nse-serve-test-\(UUID().uuidString)")
         var configuration = NSEServer.Configuration(dataDirectory: data)
-        let file = try DevicesFile.read(try Self.devicesFile(folder: folder))
+        let devicesFile = try Self.devicesFile(folder: folder)
+        defer { try? FileManager.default.removeItem(at: devicesFile) }
+        let file = try DevicesFile.read(devicesFile)
         configuration.devices = file.devices
         // The cache the other extension tests build in: nse's modules are compiled there once for all of them.
         configuration.extensionCache = packageRoot.appendingPathComponent(".build/nse-extension-test-cache")
@@ -51,7 +53,9 @@ struct AppExtensionDeviceTests {
 
     @Test func aFolderThatIsNotThereStopsTheStart() async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("nse-serve-no-such-\(UUID().uuidString)")
-        #expect(throws: ServeSetupError.self) { try DevicesFile.read(try Self.devicesFile(folder: folder)) }
+        let devicesFile = try Self.devicesFile(folder: folder)
+        defer { try? FileManager.default.removeItem(at: devicesFile) }
+        #expect(throws: ServeSetupError.self) { try DevicesFile.read(devicesFile) }
     }
 
     static func devicesFile(folder: URL) throws -> URL {

@@ -71,8 +71,9 @@ struct ClientCertificateTests {
         defer { Task { await fixture.stop() } }
         // Another emulator's CA issues it: this one's does not trust it. APNs answers, as Apple documents, 403.
         let stranger = try await ServeFixture.start(tls: true)
+        // Its certificate file is in its data folder, which its stop deletes.
+        defer { Task { await stranger.stop() } }
         let foreign = try await Self.issue(stranger, topic: ServeFixture.topic)
-        await stranger.stop()
         let refused = try await Self.send(fixture, certificate: foreign)
         #expect(refused.status == 403)
         #expect(refused.json?["reason"] as? String == "BadCertificate")
@@ -110,6 +111,37 @@ struct ClientCertificateTests {
         #expect(try await Self.send(fixture, certificate: both, token: ServeFixture.productionToken, host: "api.push.apple.com").status == 200)
         #expect(try await Self.send(fixture, certificate: both, host: "api.sandbox.push.apple.com").status == 200)
         #expect(try await curl(["--data-binary", #"{"topic": "x.y", "environment": "staging"}"#, fixture.base + "/emulator/v1/client-certificates"]).status == 400)
+    }
+
+    /// The certificate's dates are read on the emulator's clock, at every request: a test moves the clock past
+    /// notAfter (a year after issue) and an open connection's next push is refused, as APNs refuses an expired
+    /// certificate; moved back, the same connection is served again.
+    @Test func certificatePastItsValidityOnTheEmulatorsClockIsBadCertificate() async throws {
+        let fixture = try await ServeFixture.start(tls: true)
+        defer { Task { await fixture.stop() } }
+        let certificate = try await Self.issue(fixture, topic: ServeFixture.topic)
+        let ca = try #require(fixture.server.caCertificate).path
+        let tlsPort = try #require(fixture.server.tlsPort)
+        let push = ["token": ServeFixture.token]
+        let steps: [[String: Any]] = [
+            push, ["control": "/emulator/v1/clock", "body": ["advance": 366 * 86400]], push,
+            ["control": "/emulator/v1/clock", "body": ["advance": -366 * 86400]], push,
+        ]
+        let answer = try await python("apns_one_connection.py", [
+            String(fixture.port), String(decoding: try JSONSerialization.data(withJSONObject: steps), as: UTF8.self), String(tlsPort), ca, certificate,
+        ])
+        let answers = try #require(answer["answers"] as? [[String: Any]])
+        #expect(answers.compactMap { $0["status"] as? Int } == [200, 403, 200], "\(answers)")
+        #expect(answers.dropFirst().first?["body"] as? String == #"{"reason":"BadCertificate"}"#)
+
+        // A new connection after the clock passed notAfter is refused too; a certificate issued then is dated on the
+        // emulator's clock, and valid.
+        #expect(try await curl(["--data-binary", #"{"advance": \#(366 * 86400)}"#, fixture.base + "/emulator/v1/clock"]).status == 200)
+        let expired = try await Self.send(fixture, certificate: certificate)
+        #expect(expired.status == 403)
+        #expect(expired.json?["reason"] as? String == "BadCertificate")
+        let renewed = try await Self.issue(fixture, topic: ServeFixture.topic)
+        #expect(try await Self.send(fixture, certificate: renewed).status == 200)
     }
 
     @Test func providerTokenChangedTooSoonOnOneConnectionIsTooManyProviderTokenUpdates() async throws {

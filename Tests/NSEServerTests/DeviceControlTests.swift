@@ -68,7 +68,7 @@ struct DeviceControlTests {
         let first = try await ServeFixture.start()
         #expect(try await Self.control(first, "PUT", "devices/\(ServeFixture.androidToken)/topics/sale").status == 200)
         #expect(try await Self.control(first, "DELETE", "devices/\(ServeFixture.productionToken)").status == 200)
-        await first.stop()
+        await first.stop(keepingData: true)
         let second = try await ServeFixture.start(data: first.data)
         defer { Task { await second.stop() } }
         let devices = try #require(try await curl([second.base + "/emulator/v1/devices"]).json?["devices"] as? [[String: Any]])

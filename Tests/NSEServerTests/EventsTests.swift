@@ -58,7 +58,7 @@ struct EventsTests {
         #expect(notifications.count == 5)
         let ids = events.compactMap { ($0["id"] as? String).flatMap { Int64($0) } }
         #expect(ids == ids.sorted() && Set(ids).count == ids.count && ids.count == events.count)
-        await first.stop()
+        await first.stop(keepingData: true)
 
         let second = try await ServeFixture.start(data: first.data)
         defer { Task { await second.stop() } }

@@ -34,6 +34,9 @@ struct FCMTokenLifecycleTests {
 
         // A token of one's choosing; one already used is refused.
         #expect(try await Self.post(fixture, "devices/\(newToken)/rotate-fcm-token", #"{"token": "ben-third:APA91bX"}"#).json?["token"] as? String == "ben-third:APA91bX")
+        // A second rotation keeps the device's key too: its history stays listed, under any of its tokens.
+        #expect(try await fixture.notifications("ben-third:APA91bX").count == 2)
+        #expect(try await fixture.notifications(newToken).count == 2)
         #expect(try await Self.post(fixture, "devices/ben-third:APA91bX/rotate-fcm-token", #"{"token": "\#(ServeFixture.androidToken)"}"#).status == 409)
         #expect(try await Self.post(fixture, "devices/\(ServeFixture.productionToken)/rotate-fcm-token", "").status == 400)
     }
@@ -41,7 +44,7 @@ struct FCMTokenLifecycleTests {
     @Test func rotationSurvivesARestart() async throws {
         let first = try await ServeFixture.start()
         let newToken = try #require(try await Self.post(first, "devices/\(ServeFixture.fcmToken)/rotate-fcm-token", "").json?["token"] as? String)
-        await first.stop()
+        await first.stop(keepingData: true)
         let second = try await ServeFixture.start(data: first.data)
         defer { Task { await second.stop() } }
         #expect(try await Self.send(second, ServeFixture.fcmToken)["exception"] as? String == "UnregisteredError")

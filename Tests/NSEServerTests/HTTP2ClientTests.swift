@@ -69,7 +69,7 @@ struct HTTP2ClientTests {
         #expect(http1.httpVersion == "1.1")
         // The same CA on a restart: a client's trust survives it.
         let before = try Data(contentsOf: URL(fileURLWithPath: ca))
-        await fixture.stop()
+        await fixture.stop(keepingData: true)
         let restarted = try await ServeFixture.start(data: fixture.data, tls: true)
         defer { Task { await restarted.stop() } }
         #expect(try Data(contentsOf: try #require(restarted.server.caCertificate)) == before)

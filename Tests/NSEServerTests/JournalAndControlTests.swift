@@ -21,7 +21,7 @@ struct JournalAndControlTests {
         let id = "123E4567-E89B-12D3-A456-426614174002"
         #expect(try await apns(first, headers: ["apns-id": id]).status == 200)
         let before = try await first.notifications()
-        await first.stop()
+        await first.stop(keepingData: true)
 
         let second = try await ServeFixture.start(data: first.data)
         defer { Task { await second.stop() } }
@@ -45,7 +45,7 @@ struct JournalAndControlTests {
         #expect(try await first.notifications(added).count == 1)
         let uninstalled = try await DeviceControlTests.control(first, "POST", "devices/\(ServeFixture.token)/uninstall")
         let at = try #require(uninstalled.json?["uninstalledAt"] as? Int)
-        await first.stop()
+        await first.stop(keepingData: true)
 
         let second = try await ServeFixture.start(data: first.data)
         defer { Task { await second.stop() } }
@@ -66,7 +66,7 @@ struct JournalAndControlTests {
         let first = try await ServeFixture.start()
         #expect(try await apns(first).status == 200)
         _ = try await first.notifications()
-        await first.stop()
+        await first.stop(keepingData: true)
         // Keep only the push's line: as if the server had stopped before the pipeline finished.
         let journalURL = first.data.appendingPathComponent("journal.jsonl")
         let lines = try String(contentsOf: journalURL, encoding: .utf8).split(separator: "\n")
@@ -86,7 +86,7 @@ struct JournalAndControlTests {
         let first = try await ServeFixture.start()
         #expect(try await apns(first).status == 200)
         _ = try await first.notifications()
-        await first.stop()
+        await first.stop(keepingData: true)
         let handle = try FileHandle(forWritingTo: first.data.appendingPathComponent("journal.jsonl"))
         try handle.seekToEnd()
         try handle.write(contentsOf: Data(#"{"type":"push","seq":9,"id":"cut"#.utf8))
@@ -110,7 +110,7 @@ struct JournalAndControlTests {
         #expect(second.server.skippedJournalLines == 1)
         #expect(try await apns(second).status == 200)
         #expect(try await second.notifications().count == 2)
-        await second.stop()
+        await second.stop(keepingData: true)
 
         let third = try await ServeFixture.start(data: data)
         defer { Task { await third.stop() } }
@@ -127,7 +127,7 @@ struct JournalAndControlTests {
             #expect(try await apns(first, payload: #"{"aps":{"alert":{"title":"\#(title)"}}}"#).status == 200)
         }
         _ = try await first.notifications()
-        await first.stop()
+        await first.stop(keepingData: true)
         let journalURL = first.data.appendingPathComponent("journal.jsonl")
         var lines = try String(contentsOf: journalURL, encoding: .utf8).split(separator: "\n").map(String.init)
         let pushes = lines.indices.filter { lines[$0].contains(#""type":"push""#) }
@@ -150,7 +150,7 @@ struct JournalAndControlTests {
         #expect(try await apns(fixture).status == 200)
         #expect(try await fixture.notifications().first?["seq"] as? Int == 1)
         #expect(try await curl(["-X", "DELETE", fixture.base + "/emulator/v1/state"]).status == 204)
-        await fixture.stop()
+        await fixture.stop(keepingData: true)
         let restarted = try await ServeFixture.start(data: fixture.data)
         defer { Task { await restarted.stop() } }
         #expect(try await apns(restarted).status == 200)
@@ -165,7 +165,7 @@ struct JournalAndControlTests {
         let cleared = try await curl(["-X", "DELETE", fixture.base + "/emulator/v1/state"])
         #expect(cleared.status == 204)
         #expect(try await fixture.notifications().isEmpty)
-        await fixture.stop()
+        await fixture.stop(keepingData: true)
         let restarted = try await ServeFixture.start(data: fixture.data)
         defer { Task { await restarted.stop() } }
         #expect(try await restarted.notifications().isEmpty)
@@ -243,7 +243,7 @@ struct JournalAndControlTests {
         ])
         let name = try #require(sent.json?["name"] as? String)
         _ = try await first.notifications()
-        await first.stop()
+        await first.stop(keepingData: true)
         let second = try await ServeFixture.start(data: first.data)
         defer { Task { await second.stop() } }
         let encoded = name.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? name

@@ -88,4 +88,23 @@ struct PhonesPageTests {
         #expect(message?["token"] as? String == ServeFixture.fcmToken)
         #expect(seen["sameDocument"] as? String == "same page")
     }
+
+    @Test func theAppUninstalledAndReinstalledOnThePageGetsNewTokens() async throws {
+        let fixture = try await ServeFixture.start()
+        defer { Task { await fixture.stop() } }
+        let seen = try await python("phones_page_browser.py", ["reinstall", String(fixture.port)])
+        #expect(seen["reinstallDisabledWhileInstalled"] as? Bool == true)
+        #expect((seen["gone"] as? String ?? "").hasPrefix("App uninstalled"))
+        let devices = try #require(try await curl([fixture.base + "/emulator/v1/devices"]).json?["devices"] as? [[String: Any]])
+        let ana = try #require(devices.first { $0["key"] as? String == ServeFixture.token })
+        let apnsToken = try #require((ana["apns"] as? [String: Any])?["token"] as? String)
+        let fcmToken = try #require((ana["fcm"] as? [String: Any])?["token"] as? String)
+        #expect(apnsToken != ServeFixture.token)
+        // The phone names its new tokens, and the send form sends to the new FCM token.
+        #expect((seen["after"] as? String ?? "").contains("APNs \(apnsToken.prefix(8))…"), "\(seen)")
+        #expect((seen["target"] as? String ?? "").contains(String(fcmToken.prefix(12))), "\(seen)")
+        #expect((seen["saved"] as? String ?? "").hasPrefix("Reinstalled"))
+        #expect(try await apns(fixture).status == 410)
+        #expect(seen["sameDocument"] as? String == "same page")
+    }
 }

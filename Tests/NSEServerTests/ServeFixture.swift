@@ -1,6 +1,7 @@
 import Foundation
 import NSEConcurrency
 import NSEServer
+import Synchronization
 import Testing
 
 /// `nse serve` started in-process on a free loopback port with a data folder of its own.
@@ -37,6 +38,11 @@ struct ServeFixture {
         proxy: ProxyOtherHosts? = nil, clock: @escaping @Sendable () -> Date = { Date() }, pipeline: PhonePipeline.Defaults? = nil
     ) async throws -> ServeFixture {
         let folder = data ?? FileManager.default.temporaryDirectory.appendingPathComponent("nse-serve-test-\(UUID().uuidString)")
+        if let data, !FileManager.default.fileExists(atPath: data.path) {
+            // A restart on a folder `stop()` deleted would start afresh and test nothing it meant to.
+            throw ServeSetupError("\(data.path) is gone: stop the server to restart with `stop(keepingData: true)`, which leaves its data folder.")
+        }
+        ServeFixture.leftovers.withLock { $0.insert(folder) }
         let deviceFile = folder.appendingPathExtension("devices.json")
         try Data(devices.utf8).write(to: deviceFile)
         var configuration = NSEServer.Configuration(dataDirectory: folder)
@@ -54,9 +60,26 @@ struct ServeFixture {
         return ServeFixture(server: try await NSEServer.start(configuration), data: folder)
     }
 
-    func stop() async {
+    /// Stops the server and deletes its data folder and devices file, so the tests leave nothing in TMPDIR.
+    /// `keepingData` leaves them for a server restarted on the same folder (`start(data:)`), whose stop deletes them.
+    func stop(keepingData: Bool = false) async {
         await server.stop()
+        guard !keepingData else { return }
+        Self.remove(data)
+        Self.leftovers.withLock { _ = $0.remove(data) }
     }
+
+    private static func remove(_ folder: URL) {
+        try? FileManager.default.removeItem(at: folder)
+        try? FileManager.default.removeItem(at: folder.appendingPathExtension("devices.json"))
+    }
+
+    /// The data folders of fixtures not stopped yet. A test stops its fixture in a task its `defer` starts, which
+    /// the test process may end before running (after its last tests): these are deleted when the process exits.
+    static let leftovers: Mutex<Set<URL>> = {
+        atexit { ServeFixture.leftovers.withLock { $0.forEach(ServeFixture.remove) } }
+        return Mutex([])
+    }()
 
     /// The device's notifications once none is pending (the control API waits for the pipeline: no sleeping).
     func notifications(_ token: String = ServeFixture.token) async throws -> [[String: Any]] {

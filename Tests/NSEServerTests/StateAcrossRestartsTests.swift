@@ -23,13 +23,13 @@ struct StateAcrossRestartsTests {
         #expect(try await Self.post(first, "clock", #"{"advance": \#(200 * Self.day)}"#).status == 200)
         // Ben's app talks to FCM 200 days in; Ana's never does after the first start.
         #expect(try await Self.post(first, "devices/\(ServeFixture.androidToken)", #"{"appState": "foreground"}"#, method: "PATCH").status == 200)
-        await first.stop()
+        await first.stop(keepingData: true)
 
         let second = try await ServeFixture.start(data: first.data, clock: { Self.start })
         #expect(try await Self.clock(second) == (1_800_000_000 + 200 * Self.day) * 1000)
         // 300 days after the first start: Ana's token is past FCM's 270 days, Ben's is 100 days from its activity.
         #expect(try await Self.post(second, "clock", #"{"advance": \#(100 * Self.day)}"#).status == 200)
-        await second.stop()
+        await second.stop(keepingData: true)
 
         let third = try await ServeFixture.start(data: first.data, clock: { Self.start })
         defer { Task { await third.stop() } }
@@ -38,7 +38,7 @@ struct StateAcrossRestartsTests {
         #expect(try await FCMTokenLifecycleTests.send(third, ServeFixture.fcmToken)["exception"] as? String == "UnregisteredError")
         // A clear sets the clock back, across a restart too.
         #expect(try await curl(["-X", "DELETE", third.base + "/emulator/v1/state"]).status == 204)
-        await third.stop()
+        await third.stop(keepingData: true)
         let fourth = try await ServeFixture.start(data: first.data, clock: { Self.start })
         defer { Task { await fourth.stop() } }
         #expect(try await Self.clock(fourth) == 1_800_000_000_000)
@@ -53,7 +53,7 @@ struct StateAcrossRestartsTests {
         #expect(try await Self.post(first, "devices/\(ServeFixture.fcmToken)/topics/sale", "", method: "PUT").status == 200)
         #expect(try await Self.post(first, "devices/\(ServeFixture.productionToken)", "", method: "DELETE").status == 200)
         let before = try #require(try await curl([first.base + "/emulator/v1/devices"]).json?["devices"] as? [[String: Any]])
-        await first.stop()
+        await first.stop(keepingData: true)
 
         let second = try await ServeFixture.start(data: first.data)
         defer { Task { await second.stop() } }

@@ -27,7 +27,7 @@ struct TokenLifecycleTests {
     @Test func uninstallSurvivesARestart() async throws {
         let first = try await ServeFixture.start()
         #expect(try await curl(["-X", "POST", first.base + "/emulator/v1/devices/\(ServeFixture.token)/uninstall"]).status == 200)
-        await first.stop()
+        await first.stop(keepingData: true)
         let second = try await ServeFixture.start(data: first.data)
         defer { Task { await second.stop() } }
         #expect(try await apns(second).status == 410)

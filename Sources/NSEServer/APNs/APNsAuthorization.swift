@@ -19,8 +19,10 @@ extension APNsEndpoint {
     /// The request's topic once authorized, or APNs's reason for refusing it.
     func authorize(_ request: ServerRequest) -> Authorization {
         let authorization = request.header("authorization")
-        if authorization == nil, let certificate = request.connection?.certificate {
-            guard case .valid(let certificateTopic, let environments) = certificate else { return .refused(.badCertificate) }
+        let now = clock()
+        // The certificate's dates are read on the emulator's clock at every request: a connection can outlive them.
+        if authorization == nil, let certificate = request.connection?.certificate(at: now) {
+            guard case .valid(let certificateTopic, let environments, _) = certificate else { return .refused(.badCertificate) }
             if let host = Self.environment(host: request.header("host")), !environments.contains(host) {
                 return .refused(.badCertificateEnvironment)
             }
@@ -28,7 +30,6 @@ extension APNsEndpoint {
             guard topic == certificateTopic || topic.hasPrefix(certificateTopic + ".") else { return .refused(.topicDisallowed) }
             return .topic(topic, certificateEnvironments: environments)
         }
-        let now = clock()
         if let reason = checkProviderToken(authorization) { return .refused(reason) }
         if let tokenUpdates, let connection = request.connection, let authorization,
            let reason = tokenUpdates.check(authorization, on: connection, now: now) {

@@ -68,8 +68,10 @@ struct APNsEndpoint: Sendable {
         guard APNsToken.isWellFormed(token) else { return .refused(.badDeviceToken) }
         let found = await state.deviceAndUninstalled(apnsToken: token)
         var device = found?.device
-        // A device `--accept-any-token` makes up is registered once the push is accepted.
-        let madeUp = device == nil && acceptAnyToken
+        // A device `--accept-any-token` makes up is registered once the push is accepted; past the emulator's cap on
+        // devices an unknown token stays unknown (BadDeviceToken).
+        var madeUp = device == nil && acceptAnyToken
+        if madeUp { madeUp = await state.hasRoomForDevice() }
         if madeUp {
             device = Self.defaultIPhone(token: token, topic: topic, environment: environment ?? .development)
         }
@@ -100,9 +102,10 @@ struct APNsEndpoint: Sendable {
 
         do {
             if madeUp {
-                try await state.register(device)
-                // Another request may have registered the token first: its device is the one pushes go to.
-                device = await state.device(apnsToken: token) ?? device
+                // Another request may have registered the token first: its device is the one pushes go to. nil: the
+                // cap was reached meanwhile.
+                guard let registered = try await state.register(device) else { return .refused(.badDeviceToken) }
+                device = registered
             }
             let record = Self.requestRecord(request, id: apnsID)
             let accepted = try await state.accept(id: apnsID, service: "apns", device: device, request: record)

@@ -2,8 +2,8 @@ import Foundation
 import NSEMedia
 
 /// The control API's routes that change the emulated phones and the emulator's clock (docs/serve.md, "Changing
-/// the devices"): add, change and remove a device, subscribe it to FCM topics, rotate its FCM token, and set or
-/// advance the clock that provider tokens, uninstalls and FCM token expiry read.
+/// the devices"): add, change and remove a device, subscribe it to FCM topics, rotate its FCM token, reinstall its
+/// app, and set or advance the clock that provider tokens, uninstalls and FCM token expiry read.
 extension ControlAPI {
     /// The answer when `parts` (the path after `/emulator/v1/`) is one of these routes; nil otherwise.
     func deviceRoute(_ request: ServerRequest, _ parts: [String]) async -> ServerResponse? {
@@ -17,6 +17,8 @@ extension ControlAPI {
             return await answer { () async throws(DeviceChangeError) in try await state.remove(key: try await stableKey(key)) }
         case ("POST", 3, "devices") where parts[2] == "rotate-fcm-token":
             return await rotate(key: key, request)
+        case ("POST", 3, "devices") where parts[2] == "reinstall":
+            return await reinstall(key: key, request)
         case ("PUT", 4, "devices") where parts[2] == "topics", ("DELETE", 4, "devices") where parts[2] == "topics":
             let topic = parts[3].removingPercentEncoding ?? parts[3]
             let subscribe = request.method == "PUT"
@@ -150,6 +152,30 @@ extension ControlAPI {
         }
     }
 
+    /// `POST /emulator/v1/devices/<token>/reinstall`, optionally `{"apnsToken": ..., "fcmToken": ..., "fid": ...}`:
+    /// the uninstalled app installed again, with new tokens (`ServeState.reinstall`).
+    private func reinstall(key: String, _ request: ServerRequest) async -> ServerResponse {
+        var given = ServeState.Installation()
+        if !request.body.isEmpty {
+            let names: Set<String> = ["apnsToken", "fcmToken", "fid"]
+            guard let body = (try? JSONSerialization.jsonObject(with: Data(request.body))) as? [String: Any],
+                  body.keys.allSatisfy(names.contains), body.values.allSatisfy({ $0 is String }) else {
+                return Self.error(400, #"Expected no body, or {"apnsToken": "<64 hexadecimal digits>", "fcmToken": "<an FCM registration token>", "fid": "<a Firebase Installation ID>"} (each optional: a token not given is made up)."#)
+            }
+            given = ServeState.Installation(apnsToken: body["apnsToken"] as? String, fcmToken: body["fcmToken"] as? String, fid: body["fid"] as? String)
+        }
+        do {
+            let done = try await state.reinstall(key: try await stableKey(key), given: given)
+            var previous: [String: Any] = ["uninstalledAt": done.uninstalledAt]
+            previous["apnsToken"] = done.previous.apnsToken
+            previous["fcmToken"] = done.previous.fcmToken
+            previous["fid"] = done.previous.fid
+            return .json(200, ["device": Self.describe(done.device), "previous": previous])
+        } catch {
+            return Self.error(error.status, error.message)
+        }
+    }
+
     /// `POST /emulator/v1/client-certificates {"topic": "<bundle ID>", "environment": "development" | "production"}`:
     /// a client certificate for APNs's certificate-based trust, signed by the local CA, for one environment or
     /// (without `environment`) both, written with its key to `<data>/client-certificates/<topic>[-<environment>].pem`
@@ -167,7 +193,9 @@ extension ControlAPI {
         }
         do throws(ServeSetupError) {
             let ca = try LocalCA.loadOrCreate(in: state.dataDirectory)
-            let issued = try ca.issueClientCertificate(topic: topic, environments: environment.map { [$0] } ?? [.development, .production])
+            // Dated on the emulator's clock, which judges it: a test that moved the clock still gets a valid one.
+            let issued = try ca.issueClientCertificate(
+                topic: topic, environments: environment.map { [$0] } ?? [.development, .production], now: state.clock.now())
             let folder = state.dataDirectory.appendingPathComponent(LocalCA.clientCertificateFolder, isDirectory: true)
             let file = folder.appendingPathComponent(environment.map { "\(topic)-\($0.rawValue).pem" } ?? "\(topic).pem")
             do {

@@ -90,10 +90,12 @@ struct LocalCA {
         ([1, 2, 840, 113_635, 100, 6, 3, 1], .development), ([1, 2, 840, 113_635, 100, 6, 3, 2], .production),
     ]
 
-    /// A client certificate for APNs's certificate-based trust, for `topic` (valid a year) and `environments`, and
-    /// its key, both PEM: a TLS connection that presents it may send to that topic without a provider token, to
-    /// those environments' hosts and devices.
-    func issueClientCertificate(topic: String, environments: Set<DeviceEntry.APNsEnvironment> = [.development, .production]) throws(ServeSetupError) -> (certificate: String, key: String) {
+    /// A client certificate for APNs's certificate-based trust, for `topic` (valid a year from `now`, the emulator's
+    /// clock, which judges it too) and `environments`, and its key, both PEM: a TLS connection that presents it may
+    /// send to that topic without a provider token, to those environments' hosts and devices.
+    func issueClientCertificate(
+        topic: String, environments: Set<DeviceEntry.APNsEnvironment> = [.development, .production], now: Date = Date()
+    ) throws(ServeSetupError) -> (certificate: String, key: String) {
         do {
             let subject = DistinguishedName([
                 RelativeDistinguishedName(RelativeDistinguishedName.Attribute(type: Self.userID, utf8String: topic)),
@@ -102,18 +104,19 @@ struct LocalCA {
             let marks = Self.environmentExtensions.filter { environments.contains($0.environment) }.map {
                 Certificate.Extension(oid: $0.oid, critical: false, value: [0x05, 0x00])
             }
-            return try issueLeaf(subject: subject, days: 365, usage: .clientAuth, names: nil, more: marks)
+            return try issueLeaf(subject: subject, days: 365, usage: .clientAuth, names: nil, more: marks, now: now)
         } catch {
             throw ServeSetupError("Cannot sign the client certificate: \(error).")
         }
     }
 
-    /// A certificate signed by this CA for a new P-256 key, valid from an hour ago for `days`, and the key, both PEM.
+    /// A certificate signed by this CA for a new P-256 key, valid from an hour before `now` for `days`, and the key,
+    /// both PEM.
     private func issueLeaf(
-        subject: DistinguishedName, days: Int, usage: ExtendedKeyUsage.Usage, names: [GeneralName]?, more: [Certificate.Extension] = []
+        subject: DistinguishedName, days: Int, usage: ExtendedKeyUsage.Usage, names: [GeneralName]?, more: [Certificate.Extension] = [],
+        now: Date = Date()
     ) throws -> (certificate: String, key: String) {
         let key = P256.Signing.PrivateKey()
-        let now = Date()
         let certificate = try Certificate(
             version: .v3, serialNumber: Certificate.SerialNumber(), publicKey: Certificate.PublicKey(key.publicKey),
             notValidBefore: now - 3600, notValidAfter: now + TimeInterval(days) * 86400, issuer: self.certificate.subject,

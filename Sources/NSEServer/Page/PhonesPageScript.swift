@@ -191,13 +191,33 @@ extension PhonesPageAssets {
               }
             });
           });
-          form.append(el('div', {className: 'row-buttons'}, [uninstall]));
+          // A reinstall gives the app new tokens (the old ones keep getting Unregistered): the phone is drawn again
+          // with them, and the send form lists the new FCM token.
+          var reinstall = el('button', {type: 'button', className: 'reinstall', text: 'Reinstall the app', disabled: !entry.uninstalledAt});
+          reinstall.addEventListener('click', function () {
+            call('POST', devicePath(device.key) + '/reinstall').then(function (answer) {
+              if (answer.status === 200) {
+                entry.device = answer.json.device;
+                entry.uninstalledAt = null;
+                var fresh = drawPhone(entry);
+                entry.section.replaceWith(fresh);
+                entry.section = fresh;
+                fillTargets();
+                fresh.querySelector('.controls output').textContent = 'Reinstalled with new tokens: the old ones keep getting Unregistered.';
+                return redraw(entry);
+              }
+              status.textContent = 'Not reinstalled: ' + ((answer.json && answer.json.error) || answer.status);
+            });
+          });
+          form.append(el('div', {className: 'row-buttons'}, [uninstall, reinstall]));
           form.append(status);
           return form;
         }
 
         function drawState(entry) {
           var state = entry.section.querySelector('.state');
+          entry.section.querySelector('button.uninstall').disabled = !!entry.uninstalledAt;
+          entry.section.querySelector('button.reinstall').disabled = !entry.uninstalledAt;
           if (entry.uninstalledAt) {
             state.className = 'state gone';
             state.textContent = 'App uninstalled ' + new Date(entry.uninstalledAt).toLocaleString() + ': sends get Unregistered';

@@ -116,9 +116,15 @@ actor ServeState {
     private let replayed: (pending: [Int], skipped: Int)
 
     let clock: EmulatorClock
-    /// FCM registration tokens replaced by a rotation, and the key of the device they were: FCM answers them
-    /// UNREGISTERED.
+    /// FCM registration tokens replaced by a rotation or a reinstall, and the key of the device they were: FCM
+    /// answers them UNREGISTERED.
     private var retiredFCMTokens: [String: String] = [:]
+    /// APNs tokens (lowercase) and Firebase Installation IDs a reinstall replaced: the key of the device they were,
+    /// and when the app they belonged to was uninstalled (APNs's 410 `timestamp`).
+    private var retiredAPNsTokens: [String: (key: String, uninstalledAt: Int64)] = [:]
+    private var retiredFIDs: [String: String] = [:]
+    /// Devices `--accept-any-token` is registering (their journal lines being written), counted against the cap.
+    private var registering = 0
     /// When each device was last seen active (by key); a device not in it has been since `activeSince`.
     private var lastActive: [String: Date] = [:]
     private var activeSince: Date
@@ -146,6 +152,8 @@ actor ServeState {
         tokens = DeviceTokens(loaded.devices)
         uninstalled = loaded.uninstalled
         retiredFCMTokens = loaded.retiredFCMTokens
+        retiredAPNsTokens = loaded.retiredAPNsTokens
+        retiredFIDs = loaded.retiredFIDs
         // The clock and the devices' activity as the journal left them (`clock` and `active` lines).
         clock.restore(offset: loaded.clockOffset)
         lastActive = loaded.lastActive.mapValues(Self.date(milliseconds:))
@@ -169,6 +177,8 @@ actor ServeState {
         var devices: [DeviceEntry]
         var uninstalled: [String: Int64] = [:]
         var retiredFCMTokens: [String: String] = [:]
+        var retiredAPNsTokens: [String: (key: String, uninstalledAt: Int64)] = [:]
+        var retiredFIDs: [String: String] = [:]
         var newest: [String: Int] = [:]
         var nextSeq = 1
         var base: Int64 = 0
@@ -241,6 +251,7 @@ actor ServeState {
                 index.reset(firstSeq: nextSeq)
                 // A clear forgets every change to the devices too (`ServeState.clear`).
                 (newest, pending, deviceOfPending, uninstalled, retiredFCMTokens) = ([:], [], [:], [:], [:])
+                (retiredAPNsTokens, retiredFIDs) = ([:], [:])
                 devices = fileDevices
                 (clockOffset, lastActive, activeSince) = (0, [:], nil)
             case "device":
@@ -276,6 +287,19 @@ actor ServeState {
             case "uninstall":
                 guard let key = object["device"] as? String, let at = (object["at"] as? NSNumber)?.int64Value else { return }
                 uninstalled[key] = at
+            case "reinstall":
+                // `ServeState.reinstall`: the device with new tokens, installed again; the tokens it replaced retired.
+                guard let key = object["key"] as? String, let described = object["device"],
+                      let data = try? JSONSerialization.data(withJSONObject: described),
+                      var device = try? JSONDecoder().decode(DeviceEntry.self, from: data),
+                      let found = devices.firstIndex(where: { ServeState.key(of: $0) == key }) else { return }
+                if key != ServeState.key(of: device) { device.pinnedKey = key }
+                devices[found] = device
+                let at = (object["uninstalledAt"] as? NSNumber)?.int64Value ?? uninstalled[key] ?? 0
+                if let retired = object["retiredAPNsToken"] as? String { retiredAPNsTokens[APNsToken.normalized(retired)] = (key, at) }
+                if let retired = object["retiredFCMToken"] as? String { retiredFCMTokens[retired] = key }
+                if let retired = object["retiredFID"] as? String { retiredFIDs[retired] = key }
+                uninstalled[key] = nil
             default:
                 return
             }
@@ -295,7 +319,11 @@ actor ServeState {
     /// The device of an APNs token and when its app was uninstalled (`uninstalledAt`): what an APNs request's
     /// checks ask the state, in one visit.
     func deviceAndUninstalled(apnsToken: String) -> (device: DeviceEntry, uninstalledAt: Int64?)? {
-        device(apnsToken: apnsToken).map { ($0, uninstalledAt($0)) }
+        if let device = device(apnsToken: apnsToken) { return (device, uninstalledAt(device)) }
+        // A token a reinstall replaced is the uninstalled app's: APNs answers it 410 Unregistered, as before.
+        guard !retiredAPNsTokens.isEmpty, let retired = retiredAPNsTokens[APNsToken.normalized(apnsToken)],
+              let device = tokens.any(retired.key).map({ devices[$0] }) else { return nil }
+        return (device, retired.uninstalledAt)
     }
 
     func device(fcmToken: String) -> DeviceEntry? {
@@ -314,7 +342,10 @@ actor ServeState {
 
     /// The same for a Firebase Installation ID (FCM's `message.fid` target).
     func deviceAndUnregistered(fid: String) -> (device: DeviceEntry, unregistered: Bool)? {
-        device(fid: fid).map { ($0, fcmTokenUnregistered($0)) }
+        if let device = device(fid: fid) { return (device, fcmTokenUnregistered(device)) }
+        // An installation a reinstall replaced was deleted with the app: UNREGISTERED, as while it was uninstalled.
+        guard let key = retiredFIDs[fid], let device = tokens.any(key).map({ devices[$0] }) else { return nil }
+        return (device, true)
     }
 
     /// The project's devices whose subscriptions `audience` accepts (a topic's or a condition's), skipping those
@@ -385,18 +416,37 @@ actor ServeState {
         Date(timeIntervalSince1970: TimeInterval(milliseconds) / 1000)
     }
 
-    /// The device with this key, APNs token (any case), FCM token or Firebase Installation ID.
+    /// The device with this key, APNs token (any case), FCM token or Firebase Installation ID, or one of these a
+    /// rotation or a reinstall replaced.
     func device(key: String) -> DeviceEntry? {
-        tokens.any(key).map { devices[$0] }
+        if let index = tokens.any(key) { return devices[index] }
+        guard let retired = retiredAPNsTokens[APNsToken.normalized(key)]?.key ?? retiredFCMTokens[key] ?? retiredFIDs[key] else { return nil }
+        return tokens.any(retired).map { devices[$0] }
+    }
+
+    /// Whether a device `--accept-any-token` makes up may be registered: the emulator holds at most `maxDevices`,
+    /// as the control API does, so a sender of random tokens cannot grow its memory without bound.
+    func hasRoomForDevice() -> Bool {
+        devices.count + registering < Self.maxDevices
     }
 
     /// Registers a device that `--accept-any-token` made up for an unknown token; journaled, so a restart keeps it.
-    func register(_ device: DeviceEntry) async throws(ServeSetupError) {
-        if devices.contains(where: { Self.key(of: $0) == Self.key(of: device) }) { return }
+    /// Returns the device pushes to its token go to (another request's, when it registered the token first), or nil
+    /// when the emulator already holds `maxDevices`: the token stays unknown.
+    func register(_ device: DeviceEntry) async throws(ServeSetupError) -> DeviceEntry? {
+        if let registered = self.device(apnsToken: device.apns?.token ?? "") { return registered }
+        guard hasRoomForDevice() else { return nil }
+        // The place is held while the line is written, so registrations waiting on the journal together cannot pass
+        // the cap.
+        registering += 1
+        defer { registering -= 1 }
         let encoded = (try? JSONEncoder().encode(device)) ?? Data()
         let object = (try? JSONSerialization.jsonObject(with: encoded)) ?? [:]
         try await journal.append(Self.encode(["type": "device", "device": object]))
+        // The journal write let other calls in: one may have registered the same token.
+        if let registered = self.device(apnsToken: device.apns?.token ?? "") { return registered }
         devices.append(device)
+        return device
     }
 
     /// When the device's app was uninstalled (milliseconds since 1970), or nil while it is installed.
@@ -522,6 +572,8 @@ actor ServeState {
         uninstalled = [:]
         devices = fileDevices
         retiredFCMTokens = [:]
+        retiredAPNsTokens = [:]
+        retiredFIDs = [:]
         lastActive = [:]
         clock.reset()
         activeSince = clock.now()
@@ -656,14 +708,14 @@ extension ServeState {
         guard devices.count < Self.maxDevices else {
             throw DeviceChangeError(status: 400, message: "The emulator holds at most \(Self.maxDevices) devices; remove some first.")
         }
-        if let apns = device.apns, self.device(apnsToken: apns.token) != nil {
-            throw DeviceChangeError(status: 409, message: "The APNs token \(apns.token) is already another device's.")
+        if let apns = device.apns, self.device(apnsToken: apns.token) != nil || isRetired(apnsToken: apns.token) {
+            throw DeviceChangeError(status: 409, message: "The APNs token \(apns.token) is already another device's, or was one.")
         }
         if let fcm = device.fcm, self.device(fcmToken: fcm.token) != nil || isRetired(fcmToken: fcm.token) {
             throw DeviceChangeError(status: 409, message: "The FCM token \(fcm.token) is already another device's, or was one.")
         }
-        if let fid = device.fcm?.fid, self.device(fid: fid) != nil {
-            throw DeviceChangeError(status: 409, message: "The Firebase Installation ID \(fid) is already another device's.")
+        if let fid = device.fcm?.fid, self.device(fid: fid) != nil || retiredFIDs[fid] != nil {
+            throw DeviceChangeError(status: 409, message: "The Firebase Installation ID \(fid) is already another device's, or was one.")
         }
         if devices.contains(where: { Self.key(of: $0) == key }) {
             throw DeviceChangeError(status: 409, message: "A device already has the key \(key).")
@@ -710,13 +762,109 @@ extension ServeState {
         }
         var rotated = devices[index]
         rotated.fcm?.token = token
-        rotated.pinnedKey = key == Self.key(of: rotated) ? nil : key
+        rotated = Self.pinned(rotated, to: key)
         try await journalDevice(rotated, key: key, retiredToken: old)
         if let again = devices.firstIndex(where: { Self.key(of: $0) == key }) { devices[again] = rotated }
         retiredFCMTokens[old] = key
         // A new token is a fresh one: its inactivity counts from now.
         await markActive(key)
         return (rotated, old)
+    }
+
+    /// The tokens a reinstall gives the device, each given by the caller or made up (nil: the device has none).
+    struct Installation: Sendable {
+        var apnsToken: String?
+        var fcmToken: String?
+        var fid: String?
+    }
+
+    /// Installs the device's uninstalled app again, as a new installation: a new APNs token, FCM registration token
+    /// and Firebase Installation ID for those the device has (the ones `given`, or made up in the services' forms).
+    /// The ones replaced keep the answers of the uninstalled app (APNs 410 Unregistered with the uninstall's time,
+    /// FCM UNREGISTERED). The device keeps its key, so its history stays where it was, and its settings, topics and
+    /// extension. Returns the device and what it had before (its tokens, and when the app was uninstalled).
+    func reinstall(key: String, given: Installation) async throws(DeviceChangeError) -> (device: DeviceEntry, previous: Installation, uninstalledAt: Int64) {
+        guard let index = devices.firstIndex(where: { Self.key(of: $0) == key }) else {
+            throw DeviceChangeError(status: 404, message: "No device has the token \(key).")
+        }
+        guard let uninstalledAt = uninstalled[key] else {
+            throw DeviceChangeError(status: 409, message: "The app is installed on the device: uninstall it first (POST /emulator/v1/devices/\(key)/uninstall), as a user deletes an app before installing it again.")
+        }
+        let current = devices[index]
+        let previous = Installation(apnsToken: current.apns?.token, fcmToken: current.fcm?.token, fid: current.fcm?.fid)
+        if given.apnsToken != nil, current.apns == nil {
+            throw DeviceChangeError(status: 400, message: "The device has no APNs token to replace.")
+        }
+        if given.fcmToken != nil || given.fid != nil, current.fcm == nil {
+            throw DeviceChangeError(status: 400, message: "The device has no FCM token: an FCM token and an installation ID are FCM's.")
+        }
+        var reinstalled = current
+        if current.apns != nil {
+            let token = given.apnsToken ?? Self.madeUpAPNsToken()
+            guard APNsToken.isWellFormed(token) else {
+                throw DeviceChangeError(status: 400, message: "The APNs token \"\(token)\" is not hexadecimal (an even number of 0-9, a-f digits, such as 64).")
+            }
+            if device(apnsToken: token) != nil || isRetired(apnsToken: token) {
+                throw DeviceChangeError(status: 409, message: "The APNs token \(token) is already a device's, or was one.")
+            }
+            reinstalled.apns?.token = token
+        }
+        if current.fcm != nil {
+            let token = given.fcmToken ?? Self.madeUpFCMToken()
+            guard !token.isEmpty, token.utf8.count <= 4096, !token.contains(where: \.isWhitespace) else {
+                throw DeviceChangeError(status: 400, message: "An FCM token is 1 to 4096 characters without spaces.")
+            }
+            if device(fcmToken: token) != nil || isRetired(fcmToken: token) {
+                throw DeviceChangeError(status: 409, message: "The FCM token \(token) is already a device's, or was one.")
+            }
+            reinstalled.fcm?.token = token
+            // A new installation has a new installation ID (when the app had one, or one is given).
+            if let fid = given.fid ?? (current.fcm?.fid != nil ? Self.madeUpFID() : nil) {
+                guard FCMInstallationID.isWellFormed(fid) else {
+                    throw DeviceChangeError(status: 400, message: "\"\(fid)\" is not a Firebase Installation ID (\(FCMInstallationID.rule)).")
+                }
+                if device(fid: fid) != nil || retiredFIDs[fid] != nil {
+                    throw DeviceChangeError(status: 409, message: "The Firebase Installation ID \(fid) is already a device's, or was one.")
+                }
+                reinstalled.fcm?.fid = fid
+            }
+        }
+        reinstalled = Self.pinned(reinstalled, to: key)
+        let encoded = (try? JSONEncoder().encode(reinstalled)) ?? Data()
+        var line: [String: Any] = [
+            "type": "reinstall", "key": key, "uninstalledAt": uninstalledAt,
+            "device": (try? JSONSerialization.jsonObject(with: encoded)) ?? [:],
+        ]
+        line["retiredAPNsToken"] = previous.apnsToken
+        line["retiredFCMToken"] = previous.fcmToken
+        line["retiredFID"] = previous.fid == reinstalled.fcm?.fid ? nil : previous.fid
+        do {
+            try await journal.append(Self.encode(line))
+        } catch {
+            throw DeviceChangeError(status: 500, message: error.description)
+        }
+        if let again = devices.firstIndex(where: { Self.key(of: $0) == key }) { devices[again] = reinstalled }
+        if let old = previous.apnsToken { retiredAPNsTokens[APNsToken.normalized(old)] = (key, uninstalledAt) }
+        if let old = previous.fcmToken { retiredFCMTokens[old] = key }
+        if let old = previous.fid, old != reinstalled.fcm?.fid { retiredFIDs[old] = key }
+        uninstalled[key] = nil
+        // New tokens are fresh ones: FCM's inactivity counts from now.
+        await markActive(key)
+        return (reinstalled, previous, uninstalledAt)
+    }
+
+    /// The device kept under `key` whatever its tokens now are: pinned when its own key (from its tokens) is another.
+    static func pinned(_ device: DeviceEntry, to key: String) -> DeviceEntry {
+        var device = device
+        // The key its tokens give, not the one it was pinned to before (a second rotation or reinstall).
+        device.pinnedKey = nil
+        device.pinnedKey = key == Self.key(of: device) ? nil : key
+        return device
+    }
+
+    /// The APNs token was a device's until a reinstall replaced it.
+    func isRetired(apnsToken: String) -> Bool {
+        retiredAPNsTokens[APNsToken.normalized(apnsToken)] != nil
     }
 
     /// Removes the device: its tokens are unknown from now on. Its pushes stay in the journal until a clear.
@@ -748,11 +896,24 @@ extension ServeState {
 
     /// A token in the form the Firebase SDKs report: an installation ID, `:APA91b`, then more random characters.
     static func madeUpFCMToken() -> String {
-        let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_")
+        madeUpFID() + ":APA91b" + random(134, of: urlSafeBase64)
+    }
+
+    /// An APNs device token as iOS gives one today: 32 random bytes, written as 64 hexadecimal digits.
+    static func madeUpAPNsToken() -> String {
+        random(64, of: Array("0123456789abcdef"))
+    }
+
+    /// A Firebase Installation ID as the SDKs make one (firebase-android-sdk's RandomFidGenerator): 22 characters of
+    /// URL-safe base64 whose first 4 bits are 0111, so it starts with c, d, e or f.
+    static func madeUpFID() -> String {
+        random(1, of: Array("cdef")) + random(21, of: urlSafeBase64)
+    }
+
+    private static let urlSafeBase64 = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_")
+
+    private static func random(_ count: Int, of alphabet: [Character]) -> String {
         var generator = SystemRandomNumberGenerator()
-        func random(_ count: Int) -> String {
-            String((0..<count).map { _ in alphabet[Int.random(in: 0..<alphabet.count, using: &generator)] })
-        }
-        return random(22) + ":APA91b" + random(134)
+        return String((0..<count).map { _ in alphabet[Int.random(in: 0..<alphabet.count, using: &generator)] })
     }
 }

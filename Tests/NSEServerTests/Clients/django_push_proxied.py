@@ -6,6 +6,7 @@ device in the app's own model, then sends to it as the package's README shows; n
 Prints one JSON object. Its APNs side cannot be proxied by settings (docs/serve.md says why).
 """
 import json
+import os
 import sys
 import tempfile
 
@@ -41,8 +42,13 @@ def main():
     }
     with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as handle:
         json.dump(account, handle)
+    try:
+        certificate = credentials.Certificate(handle.name)
+    finally:
+        # Read once, when the credential is made: the test leaves no key file behind.
+        os.unlink(handle.name)
     # The package's README: initialize the default Firebase app, register the device, send.
-    firebase_admin.initialize_app(credentials.Certificate(handle.name))
+    firebase_admin.initialize_app(certificate)
     GCMDevice.objects.create(registration_id=token, cloud_message_type="FCM")
 
     device = GCMDevice.objects.get(registration_id=token)

@@ -7,6 +7,7 @@ The SDK has no setting for its FCM host (device-behaviour.md section 8): the tes
 emulator, and the service account's token_uri at the emulator's /token, which google-auth then calls itself.
 """
 import json
+import os
 import sys
 import tempfile
 
@@ -30,7 +31,12 @@ def main():
     }
     with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as handle:
         json.dump(account, handle)
-    app = firebase_admin.initialize_app(credentials.Certificate(handle.name))
+    try:
+        certificate = credentials.Certificate(handle.name)
+    finally:
+        # Read once, when the credential is made: the test leaves no key file behind.
+        os.unlink(handle.name)
+    app = firebase_admin.initialize_app(certificate)
 
     def message(token, **extra):
         return messaging.Message(

@@ -48,7 +48,12 @@ def main():
     project, *tokens = arguments
 
     # From here on, as Firebase's "Send messages to specific devices" page shows it.
-    cred = credentials.Certificate(service_account_file(project))
+    path = service_account_file(project)
+    try:
+        cred = credentials.Certificate(path)
+    finally:
+        # Read once, when the credential is made: the test leaves no key file behind.
+        os.unlink(path)
     firebase_admin.initialize_app(cred)
 
     message = messaging.Message(

@@ -271,6 +271,13 @@ def main():
         check.fail("no delivered notification to draw")
     check.request("phonesPageNotification", "/phones/notifications/x", expect=400)
     check.request("phonesPageNotification", "/phones/notifications/999999", expect=404)
+    # Reinstall: new tokens; the old APNs token stays 410; an installed app cannot be reinstalled.
+    check.request("reinstallApp", f"/emulator/v1/devices/{apns_token}/reinstall", json={"apnsToken": 3}, expect=400)
+    check.request("reinstallApp", f"/emulator/v1/devices/{apns_token}/reinstall", json={"apnsToken": "e" * 64}, expect=200)
+    check.request("reinstallApp", f"/emulator/v1/devices/{apns_token}/reinstall", expect=409)
+    check.request("reinstallApp", "/emulator/v1/devices/nobody/reinstall", expect=404)
+    check.request("apnsSend", f"/3/device/{apns_token}", headers=apns_headers, content=payload, expect=410)
+    check.request("apnsSend", f"/3/device/{'e' * 64}", headers=apns_headers, content=payload, expect=200)
     check.request("clearState", "/emulator/v1/state", method="DELETE", expect=204)
 
     # Nothing outside the file answers with a success: every other method on each documented path, and paths

@@ -9,6 +9,8 @@ Usage: phones_page_browser.py MODE PORT [ARGS...]
                                     shows "Notification"; then authorization "provisional": the next push is in
                                     Notification Center only
   form PORT IMAGE_URL               the send form filled and sent with the keyboard; the push appears on the phone
+  reinstall PORT                    the first phone's app uninstalled, then reinstalled, with its buttons (keyboard):
+                                    the phone is drawn with its new tokens
   screenshot PORT PNG WIDTHxHEIGHT  waits for the page, selects the newest notification, writes a screenshot
 Prints one JSON object with what the page showed. Every wait has a deadline: a hang guard, not an assertion.
 """
@@ -227,6 +229,29 @@ def form(port, image):
         browser.close()
 
 
+def reinstall(port):
+    browser = Browser()
+    try:
+        browser.open(f"http://127.0.0.1:{port}/")
+        meta = "document.querySelector('.phone .meta').textContent"
+        before = browser.evaluate(meta)
+        disabled = browser.evaluate("document.querySelector('.phone button.reinstall').disabled")
+        browser.focus(".phone button.uninstall")
+        browser.press(*ENTER)
+        gone = browser.wait_for("(function(){var s=document.querySelector('.phone .state');return s.classList.contains('gone')?s.textContent:null;})()",
+                                "the phone's app uninstalled")
+        browser.focus(".phone button.reinstall")
+        browser.press(*ENTER)
+        after = browser.wait_for(f"(function(){{var m={meta};return m!=={json.dumps(before)}&&!document.querySelector('.phone .state').classList.contains('gone')?m:null;}})()",
+                                 "the phone drawn with its new tokens")
+        return {"before": before, "after": after, "gone": gone, "reinstallDisabledWhileInstalled": disabled,
+                "saved": browser.evaluate("document.querySelector('.phone .controls output').textContent"),
+                "target": browser.evaluate("document.getElementById('send-target').selectedOptions[0].textContent"),
+                "sameDocument": browser.evaluate("window.nseNoReload"), "console": browser.console}
+    finally:
+        browser.close()
+
+
 def screenshot(port, png, size):
     width, height = (int(part) for part in size.split("x"))
     browser = Browser(width, height)
@@ -250,7 +275,7 @@ def main():
     mode, port = sys.argv[1], sys.argv[2]
     rest = sys.argv[3:]
     result = {"live": lambda: live(port, *rest), "setting": lambda: setting(port, *rest), "form": lambda: form(port, *rest),
-              "screenshot": lambda: screenshot(port, *rest)}[mode]()
+              "reinstall": lambda: reinstall(port), "screenshot": lambda: screenshot(port, *rest)}[mode]()
     print(json.dumps(result))
 
 
