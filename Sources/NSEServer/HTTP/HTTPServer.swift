@@ -195,7 +195,7 @@ final class ProtocolDetector: ChannelInboundHandler, RemovableChannelHandler {
         try channel.pipeline.syncOperations.addHandler(HandshakeDeadline(timeout: handshakeTimeout))
         try channel.pipeline.syncOperations.addHandler(ApplicationProtocolNegotiationHandler { result, channel in
             channel.eventLoop.makeCompletedFuture {
-                // The handshake is done: the client certificate, if one was presented, is judged once.
+                // The handshake is done: the client certificate, if one was presented, is judged once (its dates at each request).
                 let connection = ConnectionContext(
                     clientCertificate: try? channel.pipeline.syncOperations.handler(type: NIOSSLServerHandler.self).peerCertificate?.toDERBytes(),
                     trust: clientCertificates)
