@@ -356,6 +356,7 @@ final class JSONDocument {
             scalars = document.scalars
             self.prettyPrinted = prettyPrinted
             output.reserveCapacity(scalars.count + keys.count + 4 * nodes.count + (prettyPrinted ? 16 * nodes.count : 0))
+            members.reserveCapacity(min(nodes.count, 64))
         }
 
         mutating func write(_ index: Int, depth: Int) throws {
