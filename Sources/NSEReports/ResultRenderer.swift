@@ -16,11 +16,11 @@ public struct JSONResultRenderer: ResultRenderer {
         String(decoding: encode(result), as: UTF8.self)
     }
 
+    /// What `JSONEncoder` writes with `[.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]`, byte for byte
+    /// (`SortedJSONEncoder`).
     public func encode<Value: Encodable>(_ value: Value) -> Data {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         // The result types hold only strings, numbers, booleans and containers: encoding cannot fail.
-        return (try? encoder.encode(value)) ?? Data()
+        (try? SortedJSONEncoder(prettyPrinted: true).encode(value)) ?? Data()
     }
 }
 

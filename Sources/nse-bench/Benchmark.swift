@@ -57,12 +57,19 @@ struct Benchmark: ParsableCommand {
     @Option(help: "Appends waiting at once for --journal-appends (an HTTP/2 connection's concurrent streams).")
     var journalConcurrency = 100
 
+    @Option(help: ArgumentHelp("Instead of the workloads: encode a text-only push's result this many times with JSONEncoder and with SortedJSONEncoder (nse serve's journal line), --repeats interleaved rounds; prints µs per encode.", valueName: "encodes"))
+    var jsonEncode: Int?
+
     func validate() throws {
         guard ["all", "latency", "cpu"].contains(workload) else { throw ValidationError("--workload is all, latency or cpu") }
         guard repeats >= 1 else { throw ValidationError("--repeats must be 1 or more") }
     }
 
     mutating func run() throws {
+        if let jsonEncode {
+            try JSONEncodeBenchmark.run(encodes: jsonEncode, rounds: repeats)
+            return
+        }
         if let journalAppends {
             let folder = URL(fileURLWithPath: corpus).appendingPathComponent("journal-\(UUID().uuidString)")
             defer { try? FileManager.default.removeItem(at: folder) }

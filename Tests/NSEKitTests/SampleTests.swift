@@ -57,5 +57,9 @@ struct SampleTests {
             #expect(result.codes.contains(code), "\(name) lacks \(code.rawValue): \(result.diagnostics)")
         }
         #expect(result.verdict == expected.verdict)
+        // The journal's and `--format jsonl`'s encoder writes what JSONEncoder writes for this result.
+        let foundation = JSONEncoder()
+        foundation.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        #expect(try SortedJSONEncoder().encode(result) == foundation.encode(result))
     }
 }

@@ -101,9 +101,8 @@ extension JSONValue {
 
     /// Compact JSON with sorted keys: the bytes a sender would put on the wire, reproducibly.
     public func compactData() -> Data {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        // Encoding a JSONValue cannot fail: every case maps onto a JSON primitive or container.
-        return (try? encoder.encode(self)) ?? Data()
+        // Only a NaN or an infinity could fail, and the parser never makes one (a number past Double's range is
+        // refused as input).
+        (try? SortedJSONEncoder().encode(self)) ?? Data()
     }
 }

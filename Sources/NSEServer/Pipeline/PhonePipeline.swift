@@ -122,10 +122,8 @@ public struct PhonePipeline: Sendable {
         return pipeline
     }
 
-    /// The result as `nse process --format json` prints it (the same encoding), on one line.
+    /// The result as `nse process --format jsonl` prints it (the same encoder), on one line.
     static func json(_ result: ProcessResult) -> Data {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return (try? encoder.encode(result)) ?? Data("{}".utf8)
+        (try? SortedJSONEncoder().encode(result)) ?? Data("{}".utf8)
     }
 }

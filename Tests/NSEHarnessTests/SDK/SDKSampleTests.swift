@@ -57,5 +57,9 @@ struct SDKSampleTests {
         let codes = Set(result.diagnostics.map(\.code.rawValue))
         let compared = expected.outcome == .bestAttempt ? codes.subtracting(["media.timeout"]) : codes
         #expect(compared == Set(expected.codes), "\(result.diagnostics)")
+        // The journal's and `--format jsonl`'s encoder writes what JSONEncoder writes for this result.
+        let foundation = JSONEncoder()
+        foundation.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        #expect(try SortedJSONEncoder().encode(result) == foundation.encode(result))
     }
 }
