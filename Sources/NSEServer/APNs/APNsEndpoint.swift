@@ -54,7 +54,7 @@ struct APNsEndpoint: Sendable {
         let token = String(request.path.dropFirst(Self.pathPrefix.count))
         guard !token.isEmpty else { return .refused(.missingDeviceToken) }
         guard !token.contains("/") else { return .refused(.badPath) }
-        if Self.singleHeaders.contains(where: { request.values($0).count > 1 }) { return .refused(.duplicateHeaders) }
+        if Self.repeatsASingleHeader(request.headers) { return .refused(.duplicateHeaders) }
         let topic: String
         let certificateEnvironments: Set<DeviceEntry.APNsEnvironment>?
         switch authorize(request) {
@@ -115,6 +115,14 @@ struct APNsEndpoint: Sendable {
             return .refused(.internalServerError)
         }
         return .accepted(environment ?? apns.environment)
+    }
+
+    /// A header APNs takes once (`singleHeaders`) appears twice or more: one pass over the headers, no list made.
+    static func repeatsASingleHeader(_ headers: [(name: String, value: String)]) -> Bool {
+        for (index, header) in headers.enumerated() where singleHeaders.contains(header.name) {
+            if headers[(index + 1)...].contains(where: { $0.name == header.name }) { return true }
+        }
+        return false
     }
 
     /// ProviderToken's checks, the form and signature once per distinct token, the age every time.
