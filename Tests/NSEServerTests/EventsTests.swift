@@ -71,6 +71,70 @@ struct EventsTests {
         #expect(replayed.compactMap { ($0["data"] as? [String: Any])?["status"] as? String } == Array(repeating: "delivered", count: 4))
     }
 
+    /// `count` events of a replay with `Last-Event-ID: lastEventID` (every device's, or one device's).
+    static func replay(_ fixture: ServeFixture, device: String? = nil, lastEventID: String, count: Int) async throws -> [EventStreamReader.Event] {
+        let query = device.map { "?device=\($0)" } ?? ""
+        let stream = try EventStreamReader(["-N", "-s", "-H", "Last-Event-ID: \(lastEventID)", fixture.base + "/emulator/v1/events" + query])
+        defer { stream.stop() }
+        let text = await stream.read(until: { EventStreamReader.events($0).count >= count && $0.hasSuffix("\n\n") })
+        return EventStreamReader.events(text)
+    }
+
+    /// No event has id 0, so `Last-Event-ID: 0` replays the whole history from the first push's `accepted` (an
+    /// EventSource sends back only ids it received; a client that has none asks from before every event).
+    @Test func lastEventIDZeroReplaysFromTheFirstEvent() async throws {
+        let fixture = try await ServeFixture.start()
+        defer { Task { await fixture.stop() } }
+        for title in ["first", "second"] {
+            #expect(try await apns(fixture, payload: #"{"aps":{"alert":{"title":"\#(title)"}}}"#).status == 200)
+        }
+        _ = try await fixture.notifications()
+        for device in [nil, ServeFixture.token] {
+            let events = try await Self.replay(fixture, device: device, lastEventID: "0", count: 4)
+            #expect(events.map(\.event) == ["accepted", "notification", "accepted", "notification"])
+            #expect(events.map { $0.data["seq"] as? Int } == [1, 1, 2, 2])
+            let ids = events.compactMap { Int64($0.id) }
+            #expect(ids.count == 4 && ids.allSatisfy { $0 > 0 } && ids == ids.sorted())
+            // Resuming after the first event gives the three after it.
+            let resumed = try await Self.replay(fixture, device: device, lastEventID: events[0].id, count: 3)
+            #expect(resumed.map(\.id) == events.dropFirst().map(\.id))
+        }
+    }
+
+    /// One device's replay (read along its chain in the index) is exactly the journal's events of that device, as
+    /// every device's replay (read line by line) gives them: the same ids, names and data, in the same order, from
+    /// the beginning and from an event in the middle, across a restart.
+    @Test func oneDevicesReplayIsTheJournalsEventsOfThatDevice() async throws {
+        let first = try await ServeFixture.start()
+        let tokens = [ServeFixture.token, ServeFixture.productionToken, ServeFixture.token]
+        for number in 0..<9 {
+            #expect(try await apns(first, token: tokens[number % 3], payload: #"{"aps":{"alert":"push \#(number)"}}"#).status == 200)
+        }
+        _ = try await first.notifications(ServeFixture.token)
+        _ = try await first.notifications(ServeFixture.productionToken)
+        await first.stop()
+        let fixture = try await ServeFixture.start(data: first.data)
+        defer { Task { await fixture.stop() } }
+        for number in 9..<12 {
+            #expect(try await apns(fixture, token: tokens[number % 3], payload: #"{"aps":{"alert":"push \#(number)"}}"#).status == 200)
+        }
+        _ = try await fixture.notifications(ServeFixture.token)
+        _ = try await fixture.notifications(ServeFixture.productionToken)
+
+        let all = try await Self.replay(fixture, lastEventID: "0", count: 24)
+        #expect(all.count == 24)
+        for device in [ServeFixture.token, ServeFixture.productionToken] {
+            let expected = all.filter { $0.data["device"] as? String == device }
+            let replayed = try await Self.replay(fixture, device: device, lastEventID: "0", count: expected.count)
+            #expect(replayed.map(\.id) == expected.map(\.id))
+            #expect(replayed.map(\.event) == expected.map(\.event))
+            #expect(zip(replayed, expected).allSatisfy { NSDictionary(dictionary: $0.data).isEqual(to: $1.data) })
+            let middle = expected[expected.count / 2]
+            let resumed = try await Self.replay(fixture, device: device, lastEventID: middle.id, count: expected.count - expected.count / 2 - 1)
+            #expect(resumed.map(\.id) == expected.suffix(from: expected.count / 2 + 1).map(\.id))
+        }
+    }
+
     /// A client that stops reading is dropped once the server holds more than StreamWriter.maxBuffered bytes for
     /// it, instead of the server holding every event for it.
     @Test func aReaderThatStopsReadingIsDropped() async throws {
