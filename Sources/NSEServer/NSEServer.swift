@@ -59,6 +59,8 @@ public final class NSEServer: Sendable {
     public let readJournalLines: Int
     /// The start read the journal from a checkpoint on, not from its beginning.
     public let startedFromCheckpoint: Bool
+    /// Why the checkpoint the start found was not used (the whole journal was read), when it was not.
+    public let checkpointRejected: String?
     /// The journal grows by this much between checkpoints: a restart after a crash reads at most about this much.
     static let checkpointBytes: Int64 = 32 << 20
     private let state: ServeState
@@ -75,6 +77,7 @@ public final class NSEServer: Sendable {
         skippedJournalLines = read.skipped
         readJournalLines = read.lines
         startedFromCheckpoint = read.fromCheckpoint
+        checkpointRejected = read.checkpointRejected
         self.servers = servers + (tls.map { [$0] } ?? [])
         self.group = group
     }

@@ -150,6 +150,7 @@ struct JournalCheckpointTests {
         let damaged = try await ServeFixture.start(devices: devices, data: data)
         defer { Task { await damaged.stop() } }
         #expect(!damaged.server.startedFromCheckpoint)
+        #expect(damaged.server.checkpointRejected != nil)
         #expect(damaged.server.readJournalLines == allLines)
         #expect(try await Self.history(damaged, ids: (0..<4).map(Self.apnsID)) == expected)
     }

@@ -94,14 +94,14 @@ struct EventsStream: ResponseStream {
     }
 
     /// Sends the device's events from its chain in the index (every push and delivery line before the position the
-    /// state gives, `ServeState.events(deviceKey:...)`), oldest first, then returns that position, from which the
+    /// state gives, `ServeState.eventLines(deviceKey:...)`), oldest first, then returns that position, from which the
     /// journal is read for the rest (lines whose change the state had not applied yet). nil: the client is gone.
     private static func deviceCatchUp(from: Int64, state: ServeState, device: String, subscription: Subscription, writer: StreamWriter) async -> Int64? {
         var lines: [EventLine] = []
         var start: Int?
         var before: Int64?
         repeat {
-            let page = await state.events(deviceKey: device, from: from, start: start, before: before, maxPushes: 4096)
+            let page = await state.eventLines(deviceKey: device, from: from, start: start, before: before, maxPushes: 4096)
             lines += page.lines
             (start, before) = (page.next, page.before)
         } while start != nil && !subscription.isEnded

@@ -1,4 +1,5 @@
 import Foundation
+import Glibc
 
 /// Where each push of the journal is, on disk beside it (`<data>/journal.index`): one fixed-size entry per
 /// sequence number, so the history costs the server no memory however long it grows. An entry holds the

@@ -331,13 +331,17 @@ final class Journal: Sendable {
         return (scan(descriptor: fd, base: 0, from: min(max(offset, 0), end), to: end, line), end)
     }
 
-    /// A hash of the (up to) 4 KiB before byte `offset` of the file: a checkpoint's record of the journal it was taken
-    /// on, so a journal cut, cleared or replaced since is not taken for it. nil when they cannot be read.
+    /// A hash of the file's first 4 KiB and of the 4 KiB before byte `offset` (fewer when the file is shorter): a
+    /// checkpoint's record of the journal it was taken on, so a journal cut, cleared or replaced since is not taken
+    /// for it. nil when they cannot be read.
     static func fingerprint(descriptor fd: Int32, before offset: Int64) -> UInt64? {
-        let start = max(offset - 4096, 0)
-        var bytes = [UInt8](repeating: 0, count: Int(offset - start))
-        let complete = bytes.withUnsafeMutableBytes { readAll(fd, $0, at: start) }
-        return complete ? HistoryIndex.hash(bytes: bytes) : nil
+        var bytes: [UInt8] = []
+        for start in [0, max(offset - 4096, 0)] {
+            var part = [UInt8](repeating: 0, count: Int(min(start + 4096, offset) - start))
+            guard part.withUnsafeMutableBytes({ readAll(fd, $0, at: start) }) else { return nil }
+            bytes += part
+        }
+        return HistoryIndex.hash(bytes: bytes)
     }
 
     /// The fingerprint before journal position `position` (see the static one).

@@ -1,4 +1,5 @@
 import Foundation
+import Glibc
 
 /// What the journal adds up to at one of its positions, on disk beside it (`<data>/journal.checkpoint`): the devices
 /// and their changes, the clock and activity, each device's newest push, the next sequence number, and that the index

@@ -664,7 +664,7 @@ actor ServeState {
     /// newest), in no particular order, and where the next page starts (nil past the oldest). Only lines before
     /// `before` count (nil: `Journal.settledPosition` now, returned for the next pages): the index has every line
     /// before it, and the caller reads the journal from it for the rest.
-    func events(deviceKey: String, from: Int64, start: Int?, before: Int64?, maxPushes: Int) -> (lines: [EventLine], next: Int?, before: Int64) {
+    func eventLines(deviceKey: String, from: Int64, start: Int?, before: Int64?, maxPushes: Int) -> (lines: [EventLine], next: Int?, before: Int64) {
         let before = before ?? journal.settledPosition
         var lines: [EventLine] = []
         var seq = start ?? newest[deviceKey] ?? 0
