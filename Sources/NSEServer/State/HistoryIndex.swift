@@ -1,5 +1,4 @@
 import Foundation
-import Glibc
 
 /// Where each push of the journal is, on disk beside it (`<data>/journal.index`): one fixed-size entry per
 /// sequence number, so the history costs the server no memory however long it grows. An entry holds the
@@ -109,10 +108,10 @@ final class HistoryIndex {
         }
     }
 
-    /// The file's length in bytes (0 when it cannot be read).
+    /// The file's length in bytes (0 when it cannot be read). Moves the descriptor's offset, which pread and pwrite
+    /// do not use.
     var length: Int64 {
-        var status = stat()
-        return fstat(descriptor, &status) == 0 ? Int64(status.st_size) : 0
+        Int64(max(lseek(descriptor, 0, SEEK_END), 0))
     }
 
     /// Makes what was written to the index at `url` durable (a checkpoint vouches for it next); false when it fails.

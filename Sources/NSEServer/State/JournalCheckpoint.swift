@@ -1,5 +1,4 @@
 import Foundation
-import Glibc
 
 /// What the journal adds up to at one of its positions, on disk beside it (`<data>/journal.checkpoint`): the devices
 /// and their changes, the clock and activity, each device's newest push, the next sequence number, and that the index
@@ -79,9 +78,10 @@ struct JournalCheckpoint: Codable, Sendable {
             return (nil, "it cannot be read")
         }
         if let wrongJournal = checkpoint.journalDiffers(in: directory) { return (nil, wrongJournal) }
-        var status = stat()
-        let index = directory.appendingPathComponent(HistoryIndex.fileName)
-        guard stat(index.path, &status) == 0, Int64(status.st_size) >= checkpoint.indexLength else { return (nil, "the index is shorter") }
+        let index = open(directory.appendingPathComponent(HistoryIndex.fileName).path, O_RDONLY | O_CLOEXEC)
+        guard index >= 0 else { return (nil, "the index cannot be read") }
+        defer { close(index) }
+        guard Int64(max(lseek(index, 0, SEEK_END), 0)) >= checkpoint.indexLength else { return (nil, "the index is shorter") }
         return (checkpoint, nil)
     }
 
