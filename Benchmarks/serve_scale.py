@@ -13,8 +13,11 @@ run through every phone), and the server's CPU seconds for the step (less distur
 Then the control API reads a test makes, each with its wall, the server's CPU and its peak resident memory while
 answering (sampled every 10 ms): the hot device's newest notifications (the default 1,000, then ?limit=100000),
 an ordinary device's with ?limit=100000, a message by apns-id, and the events stream's replay with Last-Event-ID
-(an ordinary device's whole history from 0; every device's last 10,000 pushes). Then a restart: the time until the
-new server listens, until it answers the hot device's newest notifications as before, its CPU and memory.
+(an ordinary device's whole history from 0, read along its chain in the index; every device's last 10,000 pushes).
+Then a restart after a stop (SIGTERM: the server writes its checkpoint, `<data>/journal.checkpoint`, and the new one
+reads only the journal after it), and one without the checkpoint (deleted: the whole journal read, as after a first
+start on an older server's data): the time until the new server listens, until it answers the hot device's newest
+notifications as before, its CPU and memory.
 
 Usage: python3 Benchmarks/serve_scale.py [--serve .build/release/nse-serve] [--devices 1000] [--total 1000000]
        [--step 100000] [--hot 10] [--data DIR (kept)] [--start-only (the devices' cost alone)]
@@ -162,11 +165,13 @@ class Server:
 
 
 def journal_events(path, after):
-    """How many push and delivery lines the journal has after position `after` (the events a replay sends)."""
+    """How many push and delivery lines start at or after byte `after` (the events `Last-Event-ID: after` replays:
+    an event's id is its line's position plus one)."""
     count = 0
     with open(path, "rb") as journal:
-        journal.seek(max(after, 0))
-        journal.readline()  # the line `after` falls in, or starts (its event has that id, or is before it)
+        if after > 0:
+            journal.seek(after - 1)
+            journal.readline()  # the end of the line before `after`, or the line `after` falls inside
         for line in journal:
             if line.startswith(b'{"type":"push",') or line.startswith(b'{"type":"delivery",'):
                 count += 1
@@ -291,12 +296,11 @@ def main():
             listed[name] = json.loads(body)["notifications"]
             framing = "chunked" if answer.getheader("content-length") is None else "whole"
             report(name, measured, f"{len(listed[name])} {framing}")
-        # Every push and delivery of the device but the journal's first line (the marked push, sent to it first):
-        # Last-Event-ID 0 asks for the events after the one with id 0.
-        expected = 2 * len(listed["ordinary device, ?limit=100000"]) - 1
+        # Every push and delivery of the device: no event has id 0, so Last-Event-ID 0 replays from the first.
+        expected = 2 * len(listed["ordinary device, ?limit=100000"])
         with Measured(server.pid) as measured:
             ids = server.events(f"/emulator/v1/events?device={tokens[1]}", 0, expected)
-        report("events, ordinary device, Last-Event-ID: 0 (whole journal)", measured, f"{len(ids)} events")
+        report("events, ordinary device, Last-Event-ID: 0 (its chain)", measured, f"{len(ids)} events")
         after = max(os.path.getsize(journal) - 10_000 * os.path.getsize(journal) // sent, 0)
         expected = journal_events(journal, after)
         with Measured(server.pid) as measured:
@@ -307,15 +311,20 @@ def main():
         cpu_before = cpu_seconds(server.pid)
         server.stop()
         print(f"\nrestart on {mib(journal):.0f} MiB of journal (the server before it: {cpu_before:.0f} s of CPU in all)")
-        restarted = Server(args.serve, devices, data)
-        server = restarted
-        listening_cpu, listening_rss = cpu_seconds(server.pid), rss_mib(server.pid)
-        _, body = server.get(f"/emulator/v1/devices/{hot}/notifications")
-        same = [(item["id"], item["status"]) for item in json.loads(body)["notifications"]] == newest
-        answered = time.monotonic() - server.started
-        print(f"listening after {server.listening:.1f} s ({listening_cpu:.1f} s of CPU, RSS {listening_rss:.1f} MiB); "
-              f"the hot device's newest {len(newest)} answered after {answered:.1f} s, "
-              f"{'the same as before' if same else 'NOT THE SAME AS BEFORE'}; RSS {rss_mib(server.pid):.1f} MiB")
+        checkpoint = os.path.join(data, "journal.checkpoint")
+        for kind in ["after a stop (from its checkpoint)", "without a checkpoint (the whole journal read)"]:
+            if kind.startswith("without") and os.path.exists(checkpoint):
+                server.stop()
+                os.remove(checkpoint)
+            restarted = Server(args.serve, devices, data)
+            server = restarted
+            listening_cpu, listening_rss = cpu_seconds(server.pid), rss_mib(server.pid)
+            _, body = server.get(f"/emulator/v1/devices/{hot}/notifications")
+            same = [(item["id"], item["status"]) for item in json.loads(body)["notifications"]] == newest
+            answered = time.monotonic() - server.started
+            print(f"{kind}: listening after {server.listening:.2f} s ({listening_cpu:.2f} s of CPU, RSS {listening_rss:.1f} MiB); "
+                  f"the hot device's newest {len(newest)} answered after {answered:.2f} s, "
+                  f"{'the same as before' if same else 'NOT THE SAME AS BEFORE'}; RSS {rss_mib(server.pid):.1f} MiB", flush=True)
     finally:
         server.stop()
         if not args.data:

@@ -55,22 +55,35 @@ public final class NSEServer: Sendable {
     public let caCertificate: URL?
     /// Journal lines a restart could not read (a line cut short by a crash mid-write).
     public let skippedJournalLines: Int
+    /// Journal lines the start read: all of them, or with a checkpoint (`<data>/journal.checkpoint`) those after it.
+    public let readJournalLines: Int
+    /// The start read the journal from a checkpoint on, not from its beginning.
+    public let startedFromCheckpoint: Bool
+    /// Why the checkpoint the start found was not used (the whole journal was read), when it was not.
+    public let checkpointRejected: String?
+    /// The journal grows by this much between checkpoints: a restart after a crash reads at most about this much.
+    static let checkpointBytes: Int64 = 32 << 20
+    private let state: ServeState
     private let servers: [HTTPServer]
     private let group: MultiThreadedEventLoopGroup
     /// Set by the first stop(): a second one must not touch the event loops it shut down.
     private let stopped = Mutex(false)
 
-    private init(servers: [HTTPServer], tls: HTTPServer?, caCertificate: URL?, skipped: Int, group: MultiThreadedEventLoopGroup) {
+    private init(servers: [HTTPServer], tls: HTTPServer?, caCertificate: URL?, state: ServeState, read: ServeState.StartRead, group: MultiThreadedEventLoopGroup) {
         port = servers[0].port
         tlsPort = tls?.port
         self.caCertificate = caCertificate
-        skippedJournalLines = skipped
+        self.state = state
+        skippedJournalLines = read.skipped
+        readJournalLines = read.lines
+        startedFromCheckpoint = read.fromCheckpoint
+        checkpointRejected = read.checkpointRejected
         self.servers = servers + (tls.map { [$0] } ?? [])
         self.group = group
     }
 
-    /// Replays the data folder's journal (re-running pushes that were pending when the last server stopped),
-    /// then listens.
+    /// Replays the data folder's journal (re-running pushes that were pending when the last server stopped; from its
+    /// checkpoint on when it has one), then listens.
     public static func start(_ configuration: Configuration) async throws(ServeSetupError) -> NSEServer {
         do {
             try FileManager.default.createDirectory(at: configuration.dataDirectory, withIntermediateDirectories: true)
@@ -83,6 +96,7 @@ public final class NSEServer: Sendable {
         let deliveries = Deliveries(state: state, pipeline: PhonePipeline(defaults: configuration.pipeline, extensionCache: configuration.extensionCache))
         let replayed = await state.replay()
         try await state.journalActivityStart()
+        await state.checkpointEvery(checkpointBytes)
         deliveries.resume(seqs: replayed.pending)
         let router = Router(
             apns: APNsEndpoint(state: state, deliveries: deliveries, acceptAnyToken: configuration.acceptAnyToken, providerKeys: configuration.providerKeys, clock: { clock.now() },
@@ -109,7 +123,7 @@ public final class NSEServer: Sendable {
                 secure = try await HTTPServer.start(
                     host: configuration.host, port: tlsPort, group: group, tls: tls.context, clientCertificates: tls.trust, limits: limits, responder: router)
             }
-            return NSEServer(servers: started, tls: secure, caCertificate: tls?.ca ?? proxyCA?.certificateURL, skipped: replayed.skipped, group: group)
+            return NSEServer(servers: started, tls: secure, caCertificate: tls?.ca ?? proxyCA?.certificateURL, state: state, read: replayed, group: group)
         } catch {
             for server in started { await server.stop() }
             try? await group.shutdownGracefully()
@@ -148,6 +162,8 @@ public final class NSEServer: Sendable {
         guard first else { return }
         for server in servers { await server.stop() }
         try? await group.shutdownGracefully()
+        // The next start reads only what is journaled after this.
+        await state.checkpoint()
     }
 }
 

@@ -73,6 +73,9 @@ struct NSEServeCommand: AsyncParsableCommand {
             let others = options.proxyOther == .deny ? "other hosts refused (403)" : "other hosts tunnelled"
             lines.insert("  proxy:    HTTPS_PROXY=\(base), push hosts emulated, \(others); trust \(ca.path) (nse serve --print-env)", at: 1)
         }
+        if let reason = server.checkpointRejected {
+            lines.append("  note:     the journal's checkpoint was not used (\(reason)): the whole journal was read")
+        }
         if server.skippedJournalLines > 0 {
             lines.append("  warning:  \(server.skippedJournalLines) journal line(s) could not be read and were skipped")
         }

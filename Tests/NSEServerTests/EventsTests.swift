@@ -71,6 +71,99 @@ struct EventsTests {
         #expect(replayed.compactMap { ($0["data"] as? [String: Any])?["status"] as? String } == Array(repeating: "delivered", count: 4))
     }
 
+    /// The events of a replay with `Last-Event-ID: lastEventID` (every device's, or one device's). Where it ends is
+    /// marked by a push sent once the stream is open (to `device`, or to Ana's iPhone): what came before its
+    /// `accepted` event is the replay. Earlier markers are left out.
+    static func replay(_ fixture: ServeFixture, device: String? = nil, lastEventID: String) async throws -> [EventStreamReader.Event] {
+        let query = device.map { "?device=\($0)" } ?? ""
+        let stream = try EventStreamReader(["-N", "-s", "-H", "Last-Event-ID: \(lastEventID)", fixture.base + "/emulator/v1/events" + query])
+        defer { stream.stop() }
+        _ = await stream.read(until: { $0.contains(": events of nse serve") })
+        let marker = "5E471E00-0000-4000-8000-\(String(UUID().uuidString.suffix(12)))"
+        #expect(try await apns(fixture, token: device ?? ServeFixture.token, headers: ["apns-id": marker]).status == 200)
+        let text = await stream.read(until: { text in EventStreamReader.events(text).contains { $0.data["id"] as? String == marker } })
+        let events = EventStreamReader.events(text)
+        let end = events.firstIndex { $0.data["id"] as? String == marker } ?? events.endIndex
+        return events[..<end].filter { ($0.data["id"] as? String)?.hasPrefix("5E471E00-") != true }
+    }
+
+    /// No event has id 0, so `Last-Event-ID: 0` replays the whole history from the journal's very first line: here a
+    /// push (a journal from before `active` lines), which an id equal to the position could never ask for. An
+    /// EventSource sends back only ids it received; a client that has none asks from before every event.
+    @Test func lastEventIDZeroReplaysFromTheFirstEvent() async throws {
+        let first = try await ServeFixture.start()
+        for title in ["first", "second"] {
+            #expect(try await apns(first, payload: #"{"aps":{"alert":{"title":"\#(title)"}}}"#).status == 200)
+        }
+        _ = try await first.notifications()
+        await first.stop()
+        // The journal without its first line (the `active` one), each delivery line's `push` moved to where its push
+        // now is: the first push is at position 0.
+        let journal = first.data.appendingPathComponent("journal.jsonl")
+        let lines = try String(contentsOf: journal, encoding: .utf8).split(separator: "\n").map(String.init)
+        #expect(lines.first?.contains(#""type":"active""#) == true)
+        var moved: [String: Int] = [:]
+        var (old, rewritten) = (lines[0].utf8.count + 1, "")
+        for line in lines.dropFirst() {
+            var kept = line
+            if line.contains(#""type":"push""#) { moved[String(old)] = rewritten.utf8.count }
+            if let field = line.range(of: #""push":[0-9]+"#, options: .regularExpression) {
+                let position = String(line[field].dropFirst(#""push":"#.count))
+                kept.replaceSubrange(field, with: #""push":\#(try #require(moved[position]))"#)
+            }
+            old += line.utf8.count + 1
+            rewritten += kept + "\n"
+        }
+        try Data(rewritten.utf8).write(to: journal)
+        let fixture = try await ServeFixture.start(data: first.data)
+        defer { Task { await fixture.stop() } }
+        for device in [nil, ServeFixture.token] {
+            let events = try await Self.replay(fixture, device: device, lastEventID: "0")
+            #expect(events.map(\.event) == ["accepted", "notification", "accepted", "notification"])
+            #expect(events.map { $0.data["seq"] as? Int } == [1, 1, 2, 2])
+            #expect(events.first?.id == "1")
+            let ids = events.compactMap { Int64($0.id) }
+            #expect(ids.count == 4 && ids == ids.sorted())
+            // Resuming after the first event gives the three after it.
+            let resumed = try await Self.replay(fixture, device: device, lastEventID: events[0].id)
+            #expect(resumed.map(\.id) == events.dropFirst().map(\.id))
+        }
+    }
+
+    /// One device's replay (read along its chain in the index) is exactly the journal's events of that device, as
+    /// every device's replay (read line by line) gives them: the same ids, names and data, in the same order, from
+    /// the beginning and from an event in the middle, across a restart.
+    @Test func oneDevicesReplayIsTheJournalsEventsOfThatDevice() async throws {
+        let first = try await ServeFixture.start()
+        let tokens = [ServeFixture.token, ServeFixture.productionToken, ServeFixture.token]
+        for number in 0..<9 {
+            #expect(try await apns(first, token: tokens[number % 3], payload: #"{"aps":{"alert":"push \#(number)"}}"#).status == 200)
+        }
+        _ = try await first.notifications(ServeFixture.token)
+        _ = try await first.notifications(ServeFixture.productionToken)
+        await first.stop()
+        let fixture = try await ServeFixture.start(data: first.data)
+        defer { Task { await fixture.stop() } }
+        for number in 9..<12 {
+            #expect(try await apns(fixture, token: tokens[number % 3], payload: #"{"aps":{"alert":"push \#(number)"}}"#).status == 200)
+        }
+        _ = try await fixture.notifications(ServeFixture.token)
+        _ = try await fixture.notifications(ServeFixture.productionToken)
+
+        let all = try await Self.replay(fixture, lastEventID: "0")
+        #expect(all.count == 24)
+        for device in [ServeFixture.token, ServeFixture.productionToken] {
+            let expected = all.filter { $0.data["device"] as? String == device }
+            let replayed = try await Self.replay(fixture, device: device, lastEventID: "0")
+            #expect(replayed.map(\.id) == expected.map(\.id))
+            #expect(replayed.map(\.event) == expected.map(\.event))
+            #expect(zip(replayed, expected).allSatisfy { NSDictionary(dictionary: $0.data).isEqual(to: $1.data) })
+            let middle = expected.count / 2
+            let resumed = try await Self.replay(fixture, device: device, lastEventID: expected[middle].id)
+            #expect(resumed.map(\.id) == expected[(middle + 1)...].map(\.id))
+        }
+    }
+
     /// A client that stops reading is dropped once the server holds more than StreamWriter.maxBuffered bytes for
     /// it, instead of the server holding every event for it.
     @Test func aReaderThatStopsReadingIsDropped() async throws {

@@ -108,7 +108,7 @@ struct ControlAPI: Sendable {
         var response = ServerResponse(status: 200, headers: [
             (name: "content-type", value: "text/event-stream; charset=utf-8"), (name: "cache-control", value: "no-store"),
         ])
-        response.stream = EventsStream(journal: state.journal, hub: state.events, device: key, lastEventID: lastEventID)
+        response.stream = EventsStream(state: state, device: key, lastEventID: lastEventID)
         return response
     }
 

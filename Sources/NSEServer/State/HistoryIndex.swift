@@ -4,8 +4,10 @@ import Foundation
 /// sequence number, so the history costs the server no memory however long it grows. An entry holds the
 /// positions of the push's line and of its delivery's line, the sequence number of the same device's previous
 /// push (a device's notifications are a chain read newest first), and a hash of its apns-id or message name
-/// (a lookup by ID reads the entries, not the journal). The journal is the record; this index is rebuilt from
-/// it at every start, so it is written without fsync. Touched only by `ServeState`, whose isolation guards it.
+/// (a lookup by ID reads the entries, not the journal). The journal is the record; this index is written without
+/// fsync and kept across restarts only with a checkpoint (`JournalCheckpoint`), which fsyncs it first and says up to
+/// where in the journal it is whole; without one it is rebuilt from the journal. Touched only by `ServeState`, whose
+/// isolation guards it.
 final class HistoryIndex {
     static let fileName = "journal.index"
     static let entrySize = 48
@@ -30,9 +32,10 @@ final class HistoryIndex {
     /// The sequence number of the first entry: a clear starts the index again at the next number.
     private(set) var firstSeq: Int
 
-    init(directory: URL, firstSeq: Int) throws(ServeSetupError) {
+    /// Opens the index, emptied (`keepingEntries` false: it is rebuilt from the journal) or as a checkpoint left it.
+    init(directory: URL, firstSeq: Int, keepingEntries: Bool = false) throws(ServeSetupError) {
         url = directory.appendingPathComponent(Self.fileName)
-        let opened = open(url.path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        let opened = open(url.path, O_RDWR | O_CREAT | O_CLOEXEC | (keepingEntries ? 0 : O_TRUNC), 0o644)
         guard opened >= 0 else {
             throw ServeSetupError("Cannot open the journal's index \(url.path): \(String(cString: strerror(errno))).")
         }
@@ -71,9 +74,27 @@ final class HistoryIndex {
         _ = bytes.withUnsafeBytes { pwrite(descriptor, $0.baseAddress, Self.entrySize, offset) }
     }
 
-    /// The sequence numbers whose entry has `idHash` and a push, oldest first; reads 48 KiB at a time.
+    /// The sequence numbers whose entry has `idHash` and a push, oldest first.
     func seqs(idHash: UInt64) -> [Int] {
         var found: [Int] = []
+        forEachEntry { seq, buffer, start in
+            if Self.word(buffer, start + 24) == idHash, Self.word(buffer, start) != 0 { found.append(seq) }
+        }
+        return found
+    }
+
+    /// The sequence numbers whose entry has a push and no delivery (pending), oldest first.
+    func pendingSeqs() -> [Int] {
+        var found: [Int] = []
+        forEachEntry { seq, buffer, start in
+            if Self.word(buffer, start) != 0, Self.word(buffer, start + 8) == 0 { found.append(seq) }
+        }
+        return found
+    }
+
+    /// Calls `body` with each entry's sequence number, and the buffer and offset its bytes are at; reads 48 KiB at
+    /// a time.
+    private func forEachEntry(_ body: (_ seq: Int, _ buffer: [UInt8], _ start: Int) -> Void) {
         let perRead = 1024
         var buffer = [UInt8](repeating: 0, count: perRead * Self.entrySize)
         var index = 0
@@ -81,23 +102,35 @@ final class HistoryIndex {
             let count = buffer.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress, $0.count, off_t(index * Self.entrySize)) }
             guard count >= Self.entrySize else { break }
             let entries = count / Self.entrySize
-            for slot in 0..<entries {
-                let start = slot * Self.entrySize
-                guard Self.word(buffer, start + 24) == idHash else { continue }
-                let entry = Self.decode(buffer[start..<start + Self.entrySize])
-                if entry.push != nil { found.append(firstSeq + index + slot) }
-            }
+            for slot in 0..<entries { body(firstSeq + index + slot, buffer, slot * Self.entrySize) }
             index += entries
             if count < buffer.count { break }
         }
-        return found
+    }
+
+    /// The file's length in bytes (0 when it cannot be read). Moves the descriptor's offset, which pread and pwrite
+    /// do not use.
+    var length: Int64 {
+        Int64(max(lseek(descriptor, 0, SEEK_END), 0))
+    }
+
+    /// Makes what was written to the index at `url` durable (a checkpoint vouches for it next); false when it fails.
+    static func sync(_ url: URL) -> Bool {
+        let opened = open(url.path, O_RDONLY | O_CLOEXEC)
+        guard opened >= 0 else { return false }
+        defer { close(opened) }
+        return fsync(opened) == 0
     }
 
     /// FNV-1a, 64 bits: spreads apns-ids and message names well enough to make a collision rare (each match is
     /// checked against the journal's line anyway).
     static func hash(_ id: String) -> UInt64 {
+        hash(bytes: id.utf8)
+    }
+
+    static func hash(bytes: some Sequence<UInt8>) -> UInt64 {
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in id.utf8 {
+        for byte in bytes {
             hash ^= UInt64(byte)
             hash = hash &* 0x0000_0100_0000_01b3
         }

@@ -34,6 +34,12 @@ final class Journal: Sendable {
         var end: Int64
         /// The position of the file's first byte.
         var base: Int64
+        /// The appends (and clears) not yet returned to their callers, each with a position its line cannot come
+        /// before: `settledPosition` is the least of them.
+        var unsettled: [Int: Int64] = [:]
+        var nextTicket = 0
+        /// Called (off the lock) each time the journal has grown by `every` bytes: `ServeState` writes a checkpoint.
+        var growth: (every: Int64, next: Int64, handler: @Sendable () -> Void)?
     }
 
     struct Failure: Error {
@@ -82,8 +88,11 @@ final class Journal: Sendable {
     /// Appends `record` as one line and returns its position once it is on disk. `durable` runs first, on the
     /// writer's thread, in the order the lines are in the file (the events stream relies on it). The writing
     /// and fsync run on a blocking thread, never on an event loop or the cooperative pool.
+    ///
+    /// It runs on the caller's actor (`isolation`) and returns to it without a hop: `ServeState` applies a line's
+    /// change in the same turn as the append returns, so every line before `settledPosition` has its change applied.
     @discardableResult
-    func append(_ record: Data, durable: Durable? = nil) async throws(ServeSetupError) -> Int64 {
+    func append(_ record: Data, durable: Durable? = nil, isolation: isolated (any Actor)? = #isolation) async throws(ServeSetupError) -> Int64 {
         var line = record
         line.append(0x0A)
         switch await submit(.append(line, durable)) {
@@ -95,7 +104,7 @@ final class Journal: Sendable {
     /// Empties the journal (the control API's clear) and writes `clearLine(base)` as its first line, on disk
     /// before it returns, in order with the appends. Returns the new base.
     @discardableResult
-    func clear(_ clearLine: @escaping @Sendable (_ base: Int64) -> Data) async throws(ServeSetupError) -> Int64 {
+    func clear(_ clearLine: @escaping @Sendable (_ base: Int64) -> Data, isolation: isolated (any Actor)? = #isolation) async throws(ServeSetupError) -> Int64 {
         switch await submit(.truncate(clearLine)) {
         case .success(let base): return base
         case .failure(let failure): throw ServeSetupError("The journal \(url.path) could not be cleared (\(failure.description)).")
@@ -107,8 +116,33 @@ final class Journal: Sendable {
         queue.withLock { $0.base + $0.end }
     }
 
-    private func submit(_ operation: Operation) async -> Result<Int64, Failure> {
-        await withCheckedContinuation { (done: CheckedContinuation<Result<Int64, Failure>, Never>) in
+    /// The journal position before which every line's append or clear has returned to its caller: a line there is
+    /// on disk, and an actor that applies each line's change in the turn its append returns (`ServeState`) has applied
+    /// it. Lines at or after it may be on disk with their change still to come, or applied early: a checkpoint taken
+    /// there replays them again (`JournalCheckpoint`).
+    var settledPosition: Int64 {
+        queue.withLock { queue in queue.unsettled.values.min().map { min($0, queue.base + queue.end) } ?? queue.base + queue.end }
+    }
+
+    /// The position of the journal's first byte (the bytes a clear emptied before it).
+    var basePosition: Int64 {
+        queue.withLock { $0.base }
+    }
+
+    /// Calls `handler` each time the journal has grown by `bytes` more, from the writer's thread.
+    func onGrowth(every bytes: Int64, _ handler: @escaping @Sendable () -> Void) {
+        queue.withLock { $0.growth = (bytes, $0.base + $0.end + bytes, handler) }
+    }
+
+    private func submit(_ operation: Operation, isolation: isolated (any Actor)? = #isolation) async -> Result<Int64, Failure> {
+        // In the caller's turn, before anything is queued: the line cannot land before the journal's end now.
+        let ticket = queue.withLock { queue in
+            let ticket = queue.nextTicket
+            queue.nextTicket &+= 1
+            queue.unsettled[ticket] = queue.base + queue.end
+            return ticket
+        }
+        let result = await withCheckedContinuation(isolation: isolation) { (done: CheckedContinuation<Result<Int64, Failure>, Never>) in
             let startsWriter = queue.withLock { queue in
                 queue.pending.append((operation, done))
                 guard !queue.writing else { return false }
@@ -117,6 +151,8 @@ final class Journal: Sendable {
             }
             if startsWriter { BlockingExecutor.shared.execute("nse.serve.journal") { [self] in drain() } }
         }
+        queue.withLock { _ = $0.unsettled.removeValue(forKey: ticket) }
+        return result
     }
 
     /// Writes what is queued, one fsync per batch, until nothing is; then the next append starts a writer again.
@@ -179,10 +215,14 @@ final class Journal: Sendable {
                 }
             }
             finish()
-            queue.withLock { queue in
+            let grown = queue.withLock { queue -> (@Sendable () -> Void)? in
                 queue.end = end
                 queue.base = base
+                guard let growth = queue.growth, base + end >= growth.next else { return nil }
+                queue.growth?.next = base + end + growth.every
+                return growth.handler
             }
+            grown?()
         }
     }
 
@@ -278,8 +318,9 @@ final class Journal: Sendable {
         return Self.scan(descriptor: reader, base: base, from: max(position, base) - base, to: end, line)
     }
 
-    /// The same over a file not opened as a journal yet (replay at start): the lines of `url` up to its end.
-    static func scan(url: URL, _ line: (Int64, Data) -> Bool) throws(ServeSetupError) -> (validEnd: Int64, fileEnd: Int64) {
+    /// The same over a file not opened as a journal yet (replay at start): the lines of `url` from byte `offset` (a
+    /// line's start) to its end, each with its byte offset in the file.
+    static func scan(url: URL, from offset: Int64 = 0, _ line: (Int64, Data) -> Bool) throws(ServeSetupError) -> (validEnd: Int64, fileEnd: Int64) {
         let fd = open(url.path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else {
             if errno == ENOENT { return (0, 0) }
@@ -287,10 +328,31 @@ final class Journal: Sendable {
         }
         defer { close(fd) }
         let end = Int64(max(lseek(fd, 0, SEEK_END), 0))
-        return (scan(descriptor: fd, base: 0, from: 0, to: end, line), end)
+        return (scan(descriptor: fd, base: 0, from: min(max(offset, 0), end), to: end, line), end)
     }
 
-    private static func scan(descriptor fd: Int32, base: Int64, from start: Int64, to end: Int64, _ line: (Int64, Data) -> Bool) -> Int64 {
+    /// A hash of the file's first 4 KiB and of the 4 KiB before byte `offset` (fewer when the file is shorter): a
+    /// checkpoint's record of the journal it was taken on, so a journal cut, cleared or replaced since is not taken
+    /// for it. nil when they cannot be read.
+    static func fingerprint(descriptor fd: Int32, before offset: Int64) -> UInt64? {
+        var bytes: [UInt8] = []
+        for start in [0, max(offset - 4096, 0)] {
+            var part = [UInt8](repeating: 0, count: Int(min(start + 4096, offset) - start))
+            guard part.withUnsafeMutableBytes({ readAll(fd, $0, at: start) }) else { return nil }
+            bytes += part
+        }
+        return HistoryIndex.hash(bytes: bytes)
+    }
+
+    /// The fingerprint before journal position `position` (see the static one).
+    func fingerprint(before position: Int64) -> UInt64? {
+        let base = queue.withLock { $0.base }
+        guard position >= base else { return nil }
+        return Self.fingerprint(descriptor: reader, before: position - base)
+    }
+
+    @discardableResult
+    static func scan(descriptor fd: Int32, base: Int64, from start: Int64, to end: Int64, _ line: (Int64, Data) -> Bool) -> Int64 {
         let chunk = 1 << 20
         var offset = start
         var carried = Data()

@@ -1,4 +1,5 @@
 import Foundation
+import NSEConcurrency
 import NSEPush
 import Synchronization
 
@@ -112,8 +113,17 @@ actor ServeState {
     private var waiters: [Int: CheckedContinuation<Void, Never>] = [:]
     private var nextWaiter = 0
     let dataDirectory: URL
-    /// What the start read back from the journal: the pushes without a delivery, and the lines it could not read.
-    private let replayed: (pending: [Int], skipped: Int)
+    /// What the start read back from the journal: the pushes without a delivery, the lines it could not read, and
+    /// how much of the journal it read (all of it, or the lines after a checkpoint).
+    private let replayed: StartRead
+    /// The journal lines before the journal's end that could not be read (a checkpoint keeps the count).
+    private var journalSkipped: Int
+    /// `JournalCheckpoint.devicesFileHash` of the devices file's devices.
+    private let devicesFileHash: String
+    /// The checkpoint being written, which the next one waits for.
+    private var checkpointWrite: Task<Void, Never>?
+    /// Bumped by a clear: a checkpoint taken before it is not put in place.
+    private var checkpointEpoch = 0
 
     let clock: EmulatorClock
     /// FCM registration tokens replaced by a rotation or a reinstall, and the key of the device they were: FCM
@@ -133,19 +143,49 @@ actor ServeState {
     /// How long an FCM token may stay inactive before FCM expires it; nil: never.
     let fcmTokenExpiry: TimeInterval?
 
+    /// What the start read of the journal.
+    struct StartRead: Sendable {
+        /// The pushes without a delivery (to run again), oldest first.
+        var pending: [Int]
+        /// Lines that could not be read, a last line a crash cut short included.
+        var skipped: Int
+        /// The lines read: all of the journal's, or those after the checkpoint.
+        var lines: Int
+        var bytes: Int64
+        var fromCheckpoint: Bool
+        /// Why a checkpoint found was not used (the whole journal was read).
+        var checkpointRejected: String?
+    }
+
     /// Reads the data folder's journal back (see `replay()`), rebuilding the index and the devices' changes, then
-    /// opens it for appends.
+    /// opens it for appends. With a checkpoint it can trust (`JournalCheckpoint`), only the lines after it are read,
+    /// over the state and the index it vouches for.
     init(devices: [DeviceEntry], dataDirectory: URL, clock: EmulatorClock = EmulatorClock(base: { Date() }), fcmTokenExpiry: TimeInterval? = nil) throws(ServeSetupError) {
         self.dataDirectory = dataDirectory
         self.clock = clock
         self.fcmTokenExpiry = fcmTokenExpiry
-        let index = try HistoryIndex(directory: dataDirectory, firstSeq: 1)
-        var loaded = Loaded(devices: devices)
+        devicesFileHash = JournalCheckpoint.devicesFileHash(devices)
+        let (checkpoint, rejected) = JournalCheckpoint.load(in: dataDirectory, devicesFile: devicesFileHash)
+        let index: HistoryIndex
+        var loaded: Loaded
+        if let checkpoint {
+            index = try HistoryIndex(directory: dataDirectory, firstSeq: checkpoint.indexFirstSeq, keepingEntries: true)
+            loaded = Loaded(devices: devices, checkpoint: checkpoint)
+        } else {
+            // Gone before the index is emptied: a checkpoint must never vouch for an index rebuilt halfway.
+            JournalCheckpoint.remove(in: dataDirectory)
+            index = try HistoryIndex(directory: dataDirectory, firstSeq: 1)
+            loaded = Loaded(devices: devices)
+        }
+        let start = checkpoint.map { $0.position - $0.base } ?? 0
+        var lines = 0
         let url = dataDirectory.appendingPathComponent(Journal.fileName)
-        let (validEnd, fileEnd) = try Journal.scan(url: url) { position, line in
-            loaded.read(line, at: position, index: index)
+        let (validEnd, fileEnd) = try Journal.scan(url: url, from: start) { offset, line in
+            lines += 1
+            loaded.read(line, at: offset, index: index)
             return true
         }
+        journalSkipped = loaded.skipped
         // A last line without its newline: cut short by a crash mid-write.
         if fileEnd > validEnd { loaded.skipped += 1 }
         self.devices = loaded.devices
@@ -162,12 +202,23 @@ actor ServeState {
         newest = loaded.newest
         nextSeq = loaded.nextSeq
         self.index = index
-        journal = try Journal(directory: dataDirectory, validEnd: validEnd, base: loaded.base)
+        let journal = try Journal(directory: dataDirectory, validEnd: validEnd, base: loaded.base)
+        self.journal = journal
+        if checkpoint != nil {
+            // The pushes pending before the checkpoint are the index's entries without a delivery.
+            loaded.pending = Set(index.pendingSeqs())
+            for seq in loaded.pending where loaded.deviceOfPending[seq] == nil {
+                guard let push = index.entry(seq)?.push, let line = journal.read(at: push.position, length: push.length) else { continue }
+                loaded.deviceOfPending[seq] = NotificationRecord(pushLine: line, delivery: nil)?.device
+            }
+        }
         let pending = loaded.pending.sorted()
         for seq in pending {
             if let device = loaded.deviceOfPending[seq] { pendingCount[device, default: 0] += 1 }
         }
-        replayed = (pending, loaded.skipped)
+        replayed = StartRead(
+            pending: pending, skipped: loaded.skipped, lines: lines, bytes: fileEnd - start, fromCheckpoint: checkpoint != nil,
+            checkpointRejected: rejected)
     }
 
     /// What the journal's lines add up to, read in order at start.
@@ -197,7 +248,24 @@ actor ServeState {
             self.devices = devices
         }
 
-        mutating func read(_ line: Data, at position: Int64, index: HistoryIndex) {
+        /// The state a checkpoint recorded; the journal's lines after it are read next.
+        init(devices: [DeviceEntry], checkpoint: JournalCheckpoint) {
+            fileDevices = devices
+            self.devices = checkpoint.devices.map { saved in
+                var device = saved.device
+                if saved.key != ServeState.key(of: device) { device.pinnedKey = saved.key }
+                return device
+            }
+            (uninstalled, retiredFCMTokens, newest) = (checkpoint.uninstalled, checkpoint.retiredFCMTokens, checkpoint.newest)
+            (nextSeq, base, skipped) = (checkpoint.nextSeq, checkpoint.base, checkpoint.skipped)
+            (clockOffset, lastActive, activeSince) = (checkpoint.clockOffset, checkpoint.lastActive, checkpoint.activeSince)
+        }
+
+        /// Applies the line at byte `offset` of the journal file. Reading a line whose change the state already has
+        /// (a checkpoint taken while its append returned) changes nothing more.
+        mutating func read(_ line: Data, at offset: Int64, index: HistoryIndex) {
+            // The journal position: past the bytes a clear emptied (the `clear` line, the file's first, says how many).
+            let position = base + offset
             if line.starts(with: Data(#"{"type":"push","#.utf8)) {
                 guard let record = NotificationRecord(pushLine: line, delivery: nil), record.seq >= index.firstSeq,
                       record.seq - index.firstSeq < 1 << 40 else {
@@ -214,13 +282,19 @@ actor ServeState {
                     later = cursor
                     cursor = found.previous
                 }
-                entry.previous = cursor
-                index.write(seq, entry)
-                if let later, var laterEntry = index.entry(later) {
-                    laterEntry.previous = seq
-                    index.write(later, laterEntry)
+                if cursor == seq, let linked = index.entry(seq) {
+                    // Already in the chain (`accept` links a push before its line is written): only its place is new.
+                    entry.previous = linked.previous
+                    index.write(seq, entry)
                 } else {
-                    newest[record.device] = seq
+                    entry.previous = cursor
+                    index.write(seq, entry)
+                    if let later, var laterEntry = index.entry(later) {
+                        laterEntry.previous = seq
+                        index.write(later, laterEntry)
+                    } else {
+                        newest[record.device] = seq
+                    }
                 }
                 nextSeq = max(nextSeq, seq + 1)
                 pending.insert(seq)
@@ -564,6 +638,9 @@ actor ServeState {
     /// control API added; the devices file's stay as the file gives them. The clock is the configured one again.
     /// Numbering goes on (the clear line says from where), so an events client's `Last-Event-ID` stays meaningful.
     func clear(fileDevices: [DeviceEntry]) async throws(ServeSetupError) {
+        // The checkpoint describes the journal about to be emptied: gone first, and none under way is put in place.
+        checkpointEpoch += 1
+        JournalCheckpoint.remove(in: dataDirectory)
         let next = nextSeq
         try await journal.clear { base in Self.encode(["type": "clear", "base": base, "nextSeq": next]) }
         index.reset(firstSeq: nextSeq)
@@ -583,9 +660,83 @@ actor ServeState {
         try await journalActivityStart()
     }
 
-    /// The pushes the start found without a delivery (pending, to run again) and the journal lines it skipped.
-    func replay() -> (pending: [Int], skipped: Int) {
+    /// What the start read: the pushes it found without a delivery (pending, to run again), the journal lines it
+    /// skipped, and how many it read.
+    func replay() -> StartRead {
         replayed
+    }
+
+    /// Writes a checkpoint each time the journal has grown by `bytes`, and one now when the start read at least
+    /// that much, so a restart (after a crash too) reads at most about that much of the journal.
+    func checkpointEvery(_ bytes: Int64) {
+        journal.onGrowth(every: bytes) { [weak self] in
+            Task { await self?.checkpoint() }
+        }
+        if replayed.bytes >= bytes { Task { await checkpoint() } }
+    }
+
+    /// Writes a checkpoint of the state (`JournalCheckpoint`), after the one under way if any.
+    func checkpoint() async {
+        let previous = checkpointWrite
+        let write = Task {
+            await previous?.value
+            await writeCheckpoint()
+        }
+        checkpointWrite = write
+        await write.value
+    }
+
+    private func writeCheckpoint() async {
+        // Every line before `position` has its change in this state (`Journal.settledPosition`); the few after it
+        // that may have theirs too are read again at the start.
+        let position = journal.settledPosition
+        let base = journal.basePosition
+        guard position >= base else { return }
+        let epoch = checkpointEpoch
+        let snapshot = JournalCheckpoint(
+            position: position, base: base, indexFirstSeq: index.firstSeq, indexLength: index.length, devicesFile: devicesFileHash,
+            nextSeq: nextSeq, skipped: journalSkipped, devices: devices.map { JournalCheckpoint.Device(key: Self.key(of: $0), device: $0) },
+            uninstalled: uninstalled, retiredFCMTokens: retiredFCMTokens, newest: newest, clockOffset: clock.offsetSeconds,
+            lastActive: lastActive.mapValues(Self.milliseconds), activeSince: activeSinceJournaled ? Self.milliseconds(activeSince) : nil)
+        let (journal, directory, indexURL) = (journal, dataDirectory, index.url)
+        let written = await BlockingExecutor.shared.run("nse.serve.checkpoint") { () -> Bool in
+            // The index first: the checkpoint vouches for what it holds.
+            guard HistoryIndex.sync(indexURL), let tail = journal.fingerprint(before: position) else { return false }
+            var checkpoint = snapshot
+            checkpoint.journalTail = JournalCheckpoint.hex(tail)
+            return checkpoint.writeTemporary(in: directory)
+        }
+        // In place on this actor, so a clear (which deletes the checkpoint first) comes wholly before or after.
+        guard written, epoch == checkpointEpoch else { return }
+        JournalCheckpoint.commit(in: directory)
+    }
+
+    /// One page of a device's events at journal positions from `from` on, read along its chain in the index instead
+    /// of from every journal line: the push and delivery lines of up to `maxPushes` pushes from push `start` (nil: the
+    /// newest), in no particular order, and where the next page starts (nil past the oldest). Only lines before
+    /// `before` count (nil: `Journal.settledPosition` now, returned for the next pages): the index has every line
+    /// before it, and the caller reads the journal from it for the rest.
+    func eventLines(deviceKey: String, from: Int64, start: Int?, before: Int64?, maxPushes: Int) -> (lines: [EventLine], next: Int?, before: Int64) {
+        let before = before ?? journal.settledPosition
+        var lines: [EventLine] = []
+        var seq = start ?? newest[deviceKey] ?? 0
+        var walked = 0
+        while seq > 0, walked < maxPushes {
+            // No entry: cleared since the page before.
+            guard let entry = index.entry(seq) else { return (lines, nil, before) }
+            walked += 1
+            if let push = entry.push {
+                for (line, isDelivery) in [(push, false), (entry.delivery, true)] {
+                    guard let line, line.position >= from, line.position < before else { continue }
+                    lines.append(EventLine(
+                        position: line.position, length: line.length, push: push.position, pushLength: push.length, isDelivery: isDelivery))
+                }
+            }
+            // A link to itself or a newer push cannot be this server's: the walk stops rather than loop.
+            guard entry.previous < seq else { return (lines, nil, before) }
+            seq = entry.previous
+        }
+        return (lines, seq > 0 ? seq : nil, before)
     }
 
     /// Waits until the device has no pending push, or `limit` passes; true when none is pending.
