@@ -96,7 +96,7 @@ struct EventsTests {
             #expect(try await apns(first, payload: #"{"aps":{"alert":{"title":"\#(title)"}}}"#).status == 200)
         }
         _ = try await first.notifications()
-        await first.stop()
+        await first.stop(keepingData: true)
         // The journal without its first line (the `active` one), each delivery line's `push` moved to where its push
         // now is: the first push is at position 0.
         let journal = first.data.appendingPathComponent("journal.jsonl")
@@ -141,7 +141,7 @@ struct EventsTests {
         }
         _ = try await first.notifications(ServeFixture.token)
         _ = try await first.notifications(ServeFixture.productionToken)
-        await first.stop()
+        await first.stop(keepingData: true)
         let fixture = try await ServeFixture.start(data: first.data)
         defer { Task { await fixture.stop() } }
         for number in 9..<12 {

@@ -44,7 +44,7 @@ struct JournalCheckpointTests {
         let first = try await ServeFixture.start()
         try await send(first, 0..<count)
         let history = try await Self.history(first, ids: (0..<count).map(apnsID))
-        await first.stop()
+        await first.stop(keepingData: true)
         return (first.data, history)
     }
 
@@ -65,7 +65,7 @@ struct JournalCheckpointTests {
         // Numbering goes on from the checkpoint's: the tenth push (to Carl's iPhone) is seq 10.
         #expect(try await second.notifications(ServeFixture.productionToken).first?["seq"] as? Int == 10)
         let after = try await Self.history(second, ids: (0..<10).map(Self.apnsID))
-        await second.stop()
+        await second.stop(keepingData: true)
         try saved.write(to: checkpoint)
 
         let third = try await ServeFixture.start(data: data)
@@ -133,7 +133,7 @@ struct JournalCheckpointTests {
             let again = try await ServeFixture.start(data: data)
             #expect(try await curl(["-X", "DELETE", again.base + "/emulator/v1/state"]).status == 204)
             try await Self.send(again, 20..<27)
-            await again.stop()
+            await again.stop(keepingData: true)
             try saved.write(to: checkpoint)
         case .devicesFileChanged:
             devices = devices.replacingOccurrences(of: "Carl's iPhone", with: "Carla's iPhone")
@@ -145,7 +145,7 @@ struct JournalCheckpointTests {
         let plain = try await ServeFixture.start(devices: devices, data: copy)
         let expected = try await Self.history(plain, ids: (0..<4).map(Self.apnsID))
         let allLines = plain.server.readJournalLines
-        await plain.stop()
+        await plain.stop(keepingData: true)
 
         let damaged = try await ServeFixture.start(devices: devices, data: data)
         defer { Task { await damaged.stop() } }
@@ -203,7 +203,7 @@ struct JournalCheckpointTests {
         #expect(try await curl(["-X", "DELETE", first.base + "/emulator/v1/state"]).status == 204)
         try await Self.send(first, 2..<5)
         let before = try await Self.history(first, ids: (0..<5).map(Self.apnsID))
-        await first.stop()
+        await first.stop(keepingData: true)
         try FileManager.default.removeItem(at: first.data.appendingPathComponent(JournalCheckpoint.fileName))
         let second = try await ServeFixture.start(data: first.data)
         defer { Task { await second.stop() } }

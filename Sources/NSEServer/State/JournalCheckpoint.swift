@@ -16,13 +16,20 @@ import Foundation
 /// (`ServeState.Loaded.read`).
 struct JournalCheckpoint: Codable, Sendable {
     static let fileName = "journal.checkpoint"
-    static let format = 1
+    /// 2: with the tokens reinstalls replaced (`retiredAPNsTokens`, `retiredFIDs`); a format-1 checkpoint is not used.
+    static let format = 2
     /// The first line: this tag, the format and the checksum of the rest (FNV-1a, hex).
     static let tag = "nse-journal-checkpoint"
 
     struct Device: Codable, Sendable {
         var key: String
         var device: DeviceEntry
+    }
+
+    /// An APNs token a reinstall replaced: the device it was, and when its app was uninstalled.
+    struct RetiredAPNsToken: Codable, Sendable {
+        var key: String
+        var uninstalledAt: Int64
     }
 
     var format = Self.format
@@ -43,6 +50,8 @@ struct JournalCheckpoint: Codable, Sendable {
     var devices: [Device]
     var uninstalled: [String: Int64]
     var retiredFCMTokens: [String: String]
+    var retiredAPNsTokens: [String: RetiredAPNsToken]
+    var retiredFIDs: [String: String]
     var newest: [String: Int]
     var clockOffset: Double
     /// Milliseconds on the emulator's clock, as the `active` lines say.

@@ -257,6 +257,8 @@ actor ServeState {
                 return device
             }
             (uninstalled, retiredFCMTokens, newest) = (checkpoint.uninstalled, checkpoint.retiredFCMTokens, checkpoint.newest)
+            retiredAPNsTokens = checkpoint.retiredAPNsTokens.mapValues { (key: $0.key, uninstalledAt: $0.uninstalledAt) }
+            retiredFIDs = checkpoint.retiredFIDs
             (nextSeq, base, skipped) = (checkpoint.nextSeq, checkpoint.base, checkpoint.skipped)
             (clockOffset, lastActive, activeSince) = (checkpoint.clockOffset, checkpoint.lastActive, checkpoint.activeSince)
         }
@@ -696,7 +698,9 @@ actor ServeState {
         let snapshot = JournalCheckpoint(
             position: position, base: base, indexFirstSeq: index.firstSeq, indexLength: index.length, devicesFile: devicesFileHash,
             nextSeq: nextSeq, skipped: journalSkipped, devices: devices.map { JournalCheckpoint.Device(key: Self.key(of: $0), device: $0) },
-            uninstalled: uninstalled, retiredFCMTokens: retiredFCMTokens, newest: newest, clockOffset: clock.offsetSeconds,
+            uninstalled: uninstalled, retiredFCMTokens: retiredFCMTokens,
+            retiredAPNsTokens: retiredAPNsTokens.mapValues { JournalCheckpoint.RetiredAPNsToken(key: $0.key, uninstalledAt: $0.uninstalledAt) },
+            retiredFIDs: retiredFIDs, newest: newest, clockOffset: clock.offsetSeconds,
             lastActive: lastActive.mapValues(Self.milliseconds), activeSince: activeSinceJournaled ? Self.milliseconds(activeSince) : nil)
         let (journal, directory, indexURL) = (journal, dataDirectory, index.url)
         let written = await BlockingExecutor.shared.run("nse.serve.checkpoint") { () -> Bool in
