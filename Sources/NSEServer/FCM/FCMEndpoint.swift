@@ -107,13 +107,20 @@ struct FCMEndpoint: Sendable {
         }
 
         // FCM's own checks for every message; Apple's too when an iPhone is among the targets (the existing
-        // checks stage, as `nse lint` runs it): FCM refuses a message either would refuse. Each target's phone checks
-        // the push as its delivery will, and the delivery reuses those checks; a platform no target has (a topic
-        // nobody subscribes to yet) is checked alone.
-        let checked = targets.map { deliveries.pipeline.check(push, for: $0) }
+        // checks stage, as `nse lint` runs it): FCM refuses a message either would refuse. The first target of each
+        // platform checks the push as its delivery will, and its delivery reuses those checks; a topic's other
+        // devices check it at their delivery (a fan-out to thousands keeps one push, not thousands of checked ones);
+        // a platform no target has (a topic nobody subscribes to yet) is checked alone.
+        var checked = Array(repeating: PhonePipeline.CheckedPush(push: push, diagnostics: [], readAhead: nil), count: targets.count)
         let platforms: [DeviceEntry.DevicePlatform] = targets.contains { $0.platform == .ios } || targets.isEmpty && message.fields["token"] == nil && message.fields["fid"] == nil ? [.android, .ios] : [.android]
         for platform in platforms {
-            let findings = targets.firstIndex { $0.platform == platform }.map { checked[$0].diagnostics } ?? PhonePipeline.check(push, platform: platform)
+            let findings: [Diagnostic]
+            if let first = targets.firstIndex(where: { $0.platform == platform }) {
+                checked[first] = deliveries.pipeline.check(push, for: targets[first])
+                findings = checked[first].diagnostics
+            } else {
+                findings = PhonePipeline.check(push, platform: platform)
+            }
             let refusals = findings.filter(\.rejectsPush)
             if !refusals.isEmpty {
                 return FCMError.invalidArgument("Request contains an invalid argument.", violations: refusals.map(FCMError.violation))

@@ -83,8 +83,10 @@ public struct PhonePipeline: Sendable {
     /// reuses them instead of checking the push again.
     struct CheckedPush: Sendable {
         let push: ReceivedPush
+        /// The findings that answered the request (none for a push whose delivery checks it).
         let diagnostics: [Diagnostic]
-        /// The phone's pipeline's own checks; nil for an app's own extension, whose process reads the push again.
+        /// The phone's pipeline's own checks; nil when the delivery checks the push (an app's own extension, whose
+        /// process reads the push again, or a topic's devices past the first of each platform).
         let readAhead: Pipeline.ReadAhead?
     }
 
