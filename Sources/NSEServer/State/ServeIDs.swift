@@ -2,7 +2,6 @@
 import Glibc
 #endif
 import Foundation
-import Synchronization
 
 /// The identifiers and timestamps stamped on every accepted push, made without Foundation's per-call costs:
 /// `UUID()` opens and reads /dev/urandom each time on Linux, and `ISO8601DateFormatter` formats through ICU. Each
