@@ -95,6 +95,9 @@ struct JournalCheckpointTests {
         case journalClearedSince
         /// The devices file gives other devices than the state the checkpoint kept was built on.
         case devicesFileChanged
+        /// Numbers no server writes (a negative base, a position at Int64's end), the checksum made to hold: the
+        /// arithmetic on them must not trap.
+        case numbersOutOfRange
     }
 
     /// A checkpoint that cannot be trusted is not used: the start reads every journal line and serves what a start
@@ -128,6 +131,12 @@ struct JournalCheckpointTests {
             try handle.close()
         case .indexDeleted:
             try FileManager.default.removeItem(at: index)
+        case .numbersOutOfRange:
+            var saved = try #require(JournalCheckpoint.read(in: data).checkpoint)
+            saved.base = -(1 << 62)
+            saved.position = Int64.max - 1
+            #expect(saved.writeTemporary(in: data))
+            JournalCheckpoint.commit(in: data)
         case .journalClearedSince:
             let saved = try Data(contentsOf: checkpoint)
             let again = try await ServeFixture.start(data: data)
