@@ -86,7 +86,8 @@ struct JournalCheckpoint: Codable, Sendable {
         // A base is never negative (a clear's counts the bytes it emptied), and sequence numbers count pushes: with
         // these bounds no arithmetic on a checkpoint's numbers can overflow, whatever a damaged file says.
         guard checkpoint.base >= 0, checkpoint.position >= checkpoint.base, checkpoint.nextSeq >= checkpoint.indexFirstSeq,
-              checkpoint.indexFirstSeq >= 1, checkpoint.nextSeq < 1 << 52, checkpoint.indexLength >= 0 else {
+              checkpoint.indexFirstSeq >= 1, checkpoint.nextSeq < 1 << 52, checkpoint.indexLength >= 0,
+              (0..<(1 << 52)).contains(checkpoint.skipped) else {
             return (nil, "it cannot be read")
         }
         if let wrongJournal = checkpoint.journalDiffers(in: directory) { return (nil, wrongJournal) }
