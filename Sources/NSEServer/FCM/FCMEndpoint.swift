@@ -143,10 +143,10 @@ struct FCMEndpoint: Sendable {
     }
 
     /// FCM's answer to a message sent: `{"name": "projects/<project>/messages/<id>"}`, written by hand (the same bytes
-    /// as `ServerResponse.json`, JSONLiteral) as it is made for every push.
+    /// as `ServerResponse.json`, JSONStringLiteral) as it is made for every push.
     static func sent(_ name: String) -> ServerResponse {
         var body = Array(#"{"name":"#.utf8)
-        JSONLiteral.appendString(name, to: &body)
+        JSONStringLiteral.append(name, to: &body)
         body.append(UInt8(ascii: "}"))
         return ServerResponse(status: 200, headers: [(name: "content-type", value: "application/json; charset=UTF-8")], body: body)
     }

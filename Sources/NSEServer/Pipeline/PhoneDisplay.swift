@@ -162,7 +162,7 @@ package enum PhoneDisplay {
     }
 }
 
-/// Compact JSON written byte by byte, its strings by `JSONLiteral` (escaped as JSONSerialization escapes them).
+/// Compact JSON written byte by byte, its strings by `JSONStringLiteral` (escaped as JSONSerialization escapes them).
 struct JSONWriter {
     var bytes: [UInt8] = []
 
@@ -179,7 +179,7 @@ struct JSONWriter {
     }
 
     mutating func string(_ text: String) {
-        JSONLiteral.appendString(text, to: &bytes)
+        JSONStringLiteral.append(text, to: &bytes)
     }
 
     mutating func strings(_ texts: [String]) {

@@ -22,15 +22,15 @@ struct NotificationRecord: Sendable {
     /// `"seq":N,"id":...,"service":...,"device":...,"receivedAt":...`: the fields a push's journal line and its
     /// notification as shown share, in that order.
     static func identityFields(seq: Int, id: String, service: String, device: String, receivedAt: String) -> Data {
-        var fields = Data(#""seq":\#(seq),"id":"#.utf8)
-        fields.append(ServeState.quoted(id))
-        fields.append(contentsOf: Array(#","service":"#.utf8))
-        fields.append(ServeState.quoted(service))
-        fields.append(contentsOf: Array(#","device":"#.utf8))
-        fields.append(ServeState.quoted(device))
-        fields.append(contentsOf: Array(#","receivedAt":"#.utf8))
-        fields.append(ServeState.quoted(receivedAt))
-        return fields
+        var fields = Array(#""seq":\#(seq),"id":"#.utf8)
+        JSONStringLiteral.append(id, to: &fields)
+        fields.append(contentsOf: #","service":"#.utf8)
+        JSONStringLiteral.append(service, to: &fields)
+        fields.append(contentsOf: #","device":"#.utf8)
+        JSONStringLiteral.append(device, to: &fields)
+        fields.append(contentsOf: #","receivedAt":"#.utf8)
+        JSONStringLiteral.append(receivedAt, to: &fields)
+        return Data(fields)
     }
 
     /// The notification as the control API and the events stream show it, spliced from the stored JSON:
@@ -790,25 +790,25 @@ actor ServeState {
         var record: [UInt8] = []
         record.reserveCapacity(request.body.count + request.headers.reduce(160) { $0 + $1.name.utf8.count + $1.value.utf8.count + 8 })
         record.append(contentsOf: #"{"protocol":"#.utf8)
-        JSONLiteral.appendString(request.protocolName, to: &record)
+        JSONStringLiteral.append(request.protocolName, to: &record)
         record.append(contentsOf: #","method":"#.utf8)
-        JSONLiteral.appendString(request.method, to: &record)
+        JSONStringLiteral.append(request.method, to: &record)
         record.append(contentsOf: #","path":"#.utf8)
-        JSONLiteral.appendString(request.path, to: &record)
+        JSONStringLiteral.append(request.path, to: &record)
         record.append(contentsOf: #","headers":["#.utf8)
         for (index, header) in request.headers.enumerated() {
             record.append(contentsOf: index > 0 ? #",["#.utf8 : "[".utf8)
-            JSONLiteral.appendString(header.name, to: &record)
+            JSONStringLiteral.append(header.name, to: &record)
             record.append(UInt8(ascii: ","))
-            JSONLiteral.appendString(header.name == "authorization" ? Self.cutCredential(header.value) : header.value, to: &record)
+            JSONStringLiteral.append(header.name == "authorization" ? Self.cutCredential(header.value) : header.value, to: &record)
             record.append(UInt8(ascii: "]"))
         }
         record.append(contentsOf: #"],"body":"#.utf8)
-        JSONLiteral.appendString(String(decoding: request.body, as: UTF8.self), to: &record)
+        JSONStringLiteral.append(String(decoding: request.body, as: UTF8.self), to: &record)
         record.append(UInt8(ascii: ","))
-        JSONLiteral.appendString(idKey, to: &record)
+        JSONStringLiteral.append(idKey, to: &record)
         record.append(UInt8(ascii: ":"))
-        JSONLiteral.appendString(id, to: &record)
+        JSONStringLiteral.append(id, to: &record)
         record.append(UInt8(ascii: "}"))
         return Data(record)
     }
@@ -834,14 +834,6 @@ actor ServeState {
         // `eyJ` is base64url for `{"`: a JWT's header; an access token has another form.
         guard jwt.count == 3, jwt[0].hasPrefix("eyJ"), jwt[1].hasPrefix("eyJ") else { return "\(scheme) …" }
         return "\(scheme) \(jwt[0]).\(jwt[1]).…"
-    }
-
-    /// `text` as a JSON string literal (JSONLiteral).
-    static func quoted(_ text: String) -> Data {
-        var literal: [UInt8] = []
-        literal.reserveCapacity(text.utf8.count + 2)
-        JSONLiteral.appendString(text, to: &literal)
-        return Data(literal)
     }
 }
 
