@@ -14,22 +14,18 @@ enum ServeIDs {
         var low = generator.next() as UInt64
         high = (high & ~0xF000) | 0x4000  // the version, 4: bits 48 to 51
         low = (low & ~(0xC000 << 48)) | (0x8000 << 48)  // the variant, 10: the top two bits of byte 8
-        let digits = Array("0123456789ABCDEF".utf8)
         return String(unsafeUninitializedCapacity: 36) { buffer in
             var at = 0
-            for (word, groups) in [(high, [8, 4, 4]), (low, [4, 12])] {
-                var shift = 64
-                for length in groups {
-                    if at > 0 {
-                        buffer[at] = UInt8(ascii: "-")
-                        at += 1
-                    }
-                    for _ in 0..<length {
-                        shift -= 4
-                        buffer[at] = digits[Int((word >> UInt64(shift)) & 0xF)]
-                        at += 1
-                    }
+            // The 32 hex digits, high nibble first, with a dash before the 9th, 13th, 17th and 21st.
+            for nibble in 0..<32 {
+                if nibble == 8 || nibble == 12 || nibble == 16 || nibble == 20 {
+                    buffer[at] = UInt8(ascii: "-")
+                    at += 1
                 }
+                let word = nibble < 16 ? high : low
+                let digit = UInt8((word >> UInt64(60 - 4 * (nibble % 16))) & 0xF)
+                buffer[at] = digit < 10 ? UInt8(ascii: "0") + digit : UInt8(ascii: "A") + digit - 10
+                at += 1
             }
             return at
         }
