@@ -88,6 +88,8 @@ public struct PhonePipeline: Sendable {
         /// The phone's pipeline's own checks; nil when the delivery checks the push (an app's own extension, whose
         /// process reads the push again, or a topic's devices past the first of each platform).
         let readAhead: Pipeline.ReadAhead?
+        /// The pipeline that made `readAhead`, which its delivery runs.
+        var pipeline: Pipeline? = nil
     }
 
     /// Checks `push` as `device`'s phone will when it is delivered.
@@ -96,13 +98,13 @@ public struct PhonePipeline: Sendable {
             return CheckedPush(push: push, diagnostics: Self.check(push, platform: device.platform), readAhead: nil)
         }
         let readAhead = pipeline.readAhead(push)
-        return CheckedPush(push: push, diagnostics: readAhead.checks.diagnostics, readAhead: readAhead)
+        return CheckedPush(push: push, diagnostics: readAhead.checks.diagnostics, readAhead: readAhead, pipeline: pipeline)
     }
 
     /// Runs a checked push through `device`'s phone as `nse process` does, saving attachments in `attachments`.
     /// The result is `nse process --format json`'s object for the push.
     func deliver(_ checked: CheckedPush, to device: DeviceEntry, input: String, attachments: URL?) async -> ProcessResult {
-        guard let pipeline = builtInPipeline(for: device) else {
+        guard let pipeline = checked.pipeline ?? builtInPipeline(for: device) else {
             // Only a folder extension has no built-in pipeline, so its path is there.
             return await appExtensions.deliver(
                 checked.push, path: device.extension.path ?? "", defaults: defaults, platform: device.platform, attachments: attachments, input: input)
