@@ -47,8 +47,9 @@ final class Journal: Sendable {
     }
 
     private enum Operation {
-        /// A line, and what to do once it is on disk (on the writer's thread, in file order).
-        case append(Data, Durable?)
+        /// A line, what to do once it is on disk (on the writer's thread, in file order), and whether its caller
+        /// waits for the fsync (`synced`) or only for the write.
+        case append(Data, Durable?, synced: Bool)
         /// Empties the file and writes `clear`'s line made for the new base.
         case truncate(@Sendable (_ base: Int64) -> Data)
     }
@@ -85,17 +86,24 @@ final class Journal: Sendable {
         close(reader)
     }
 
-    /// Appends `record` as one line and returns its position once it is on disk. `durable` runs first, on the
-    /// writer's thread, in the order the lines are in the file (the events stream relies on it). The writing
+    /// Appends `record` as one line and returns its position once it is on disk. `durable` runs once it is, on
+    /// the writer's thread, in the order the lines are in the file (the events stream relies on it). The writing
     /// and fsync run on a blocking thread, never on an event loop or the cooperative pool.
+    ///
+    /// `synced: false` (a line no answer to a sender depends on: a delivery, which a restart runs again if a crash
+    /// of the machine lost it) returns once the line is written to the file, before its fsync; the line is fsync'd
+    /// with the next line that is, or as soon as the writer has nothing left to write, and `durable` runs then. A
+    /// process that dies keeps what it wrote (the kernel holds it); only the machine's crash can lose such a line.
     ///
     /// It runs on the caller's actor (`isolation`) and returns to it without a hop: `ServeState` applies a line's
     /// change in the same turn as the append returns, so every line before `settledPosition` has its change applied.
     @discardableResult
-    func append(_ record: Data, durable: Durable? = nil, isolation: isolated (any Actor)? = #isolation) async throws(ServeSetupError) -> Int64 {
+    func append(
+        _ record: Data, synced: Bool = true, durable: Durable? = nil, isolation: isolated (any Actor)? = #isolation
+    ) async throws(ServeSetupError) -> Int64 {
         var line = record
         line.append(0x0A)
-        switch await submit(.append(line, durable)) {
+        switch await submit(.append(line, durable, synced: synced)) {
         case .success(let position): return position
         case .failure(let failure): throw ServeSetupError("The journal \(url.path) could not be written (\(failure.description)).")
         }
@@ -155,34 +163,57 @@ final class Journal: Sendable {
         return result
     }
 
-    /// Writes what is queued, one fsync per batch, until nothing is; then the next append starts a writer again.
+    /// Writes what is queued, one fsync per batch (none for a batch of unsynced lines only), until nothing is; then
+    /// fsyncs what is still unsynced, and the next append starts a writer again.
     private func drain() {
+        // Lines written but not yet fsync'd, with what runs once they are: fsync'd with the next batch that needs it,
+        // or before the writer stops.
+        var unsynced: [(position: Int64, durable: Durable?)] = []
+
+        func syncUnsynced() {
+            guard !unsynced.isEmpty else { return }
+            _ = fsync(descriptor)
+            for (position, durable) in unsynced { durable?(position) }
+            unsynced = []
+        }
+
         while true {
             let (batch, startEnd, startBase) = queue.withLock { queue in
                 let taken = queue.pending
                 queue.pending = []
-                if taken.isEmpty { queue.writing = false }
+                // The writer stops only once everything it wrote is on disk.
+                if taken.isEmpty, unsynced.isEmpty { queue.writing = false }
                 return (taken, queue.end, queue.base)
             }
-            guard !batch.isEmpty else { return }
+            guard !batch.isEmpty else {
+                if unsynced.isEmpty { return }
+                syncUnsynced()
+                continue
+            }
             var end = startEnd
             var base = startBase
             var lines = Data()
-            var written: [(position: Int64, durable: Durable?, done: CheckedContinuation<Result<Int64, Failure>, Never>)] = []
+            var written: [(position: Int64, durable: Durable?, synced: Bool, done: CheckedContinuation<Result<Int64, Failure>, Never>)] = []
 
             func finish() {
-                let failure = flush(lines)
+                let needsSync = written.contains(where: \.synced)
+                let failure = writeOut(lines, sync: needsSync)
                 if failure != nil {
                     // What reached the file is unknown: its real length is what the next line follows.
                     end = Int64(max(lseek(descriptor, 0, SEEK_END), 0))
                 } else {
                     end += Int64(lines.count)
                 }
-                for (position, durable, done) in written {
+                if needsSync, failure == nil {
+                    // The fsync covered the lines written before these: theirs first, in file order.
+                    for (position, durable) in unsynced { durable?(position) }
+                    unsynced = []
+                }
+                for (position, durable, _, done) in written {
                     if let failure {
                         done.resume(returning: .failure(failure))
                     } else {
-                        durable?(position)
+                        if needsSync { durable?(position) } else { unsynced.append((position, durable)) }
                         done.resume(returning: .success(position))
                     }
                 }
@@ -192,12 +223,13 @@ final class Journal: Sendable {
 
             for (operation, done) in batch {
                 switch operation {
-                case .append(let line, let durable):
-                    written.append((base + end + Int64(lines.count), durable, done))
+                case .append(let line, let durable, let synced):
+                    written.append((base + end + Int64(lines.count), durable, synced, done))
                     lines.append(line)
                 case .truncate(let clearLine):
                     // The appends before it land first, then the file is emptied.
                     finish()
+                    syncUnsynced()
                     let newBase = base + end
                     guard ftruncate(descriptor, 0) == 0 else {
                         done.resume(returning: .failure(Failure(description: "truncate: \(String(cString: strerror(errno)))")))
@@ -208,7 +240,7 @@ final class Journal: Sendable {
                     var line = clearLine(newBase)
                     line.append(0x0A)
                     lines = line
-                    let failure = flush(lines)
+                    let failure = writeOut(lines, sync: true)
                     end = failure == nil ? Int64(line.count) : Int64(max(lseek(descriptor, 0, SEEK_END), 0))
                     lines = Data()
                     done.resume(returning: failure.map { .failure($0) } ?? .success(newBase))
@@ -226,12 +258,18 @@ final class Journal: Sendable {
         }
     }
 
-    /// Writes `lines` and fsyncs; nil on success, else why not.
-    private func flush(_ lines: Data) -> Failure? {
+    /// Forces what was written to disk (a checkpoint vouches for the journal before its position); false when the
+    /// fsync fails.
+    func sync() -> Bool {
+        fsync(descriptor) == 0
+    }
+
+    /// Writes `lines`, and fsyncs when `sync`; nil on success, else why not.
+    private func writeOut(_ lines: Data, sync: Bool) -> Failure? {
         guard !lines.isEmpty else { return nil }
         let written = lines.withUnsafeBytes { Self.writeAll(descriptor, $0) }
         guard written else { return Failure(description: "write: \(String(cString: strerror(errno)))") }
-        guard fsync(descriptor) == 0 else { return Failure(description: "fsync: \(String(cString: strerror(errno)))") }
+        guard !sync || fsync(descriptor) == 0 else { return Failure(description: "fsync: \(String(cString: strerror(errno)))") }
         return nil
     }
 
