@@ -175,7 +175,7 @@ final class ProtocolDetector: ChannelInboundHandler, RemovableChannelHandler {
         // In front of the HTTP decoder: it sees a request's first bytes, before a head could be parsed.
         try channel.pipeline.syncOperations.addHandler(RequestDeadline(activity: activity, timeout: requestTimeout))
         try channel.pipeline.syncOperations.configureHTTPServerPipeline(withErrorHandling: true)
-        try channel.pipeline.syncOperations.addHandler(RequestHandler(responder: responder, protocolName: "HTTP/1.1", activity: activity, connection: connection))
+        try channel.pipeline.syncOperations.addHandler(RequestHandler(responder: responder, activity: activity, connection: connection))
     }
 
     /// TLS, then HTTP/2 when ALPN picks `h2`, else HTTP/1.1: the TLS port's connections and the proxy's
@@ -229,11 +229,8 @@ final class ProtocolDetector: ChannelInboundHandler, RemovableChannelHandler {
             mode: .server, connectionConfiguration: connection, streamConfiguration: .init()
         ) { stream in
             stream.eventLoop.makeCompletedFuture {
-                try stream.pipeline.syncOperations.addHandlers([
-                    AuthorityFromHost(),
-                    HTTP2FramePayloadToHTTP1ServerCodec(),
-                    RequestHandler(responder: responder, protocolName: "HTTP/2", activity: activity, connection: context, streamTimeout: requestTimeout),
-                ])
+                try stream.pipeline.syncOperations.addHandler(
+                    HTTP2StreamHandler(responder: responder, activity: activity, connection: context, timeout: requestTimeout))
             }
         }
         try channel.pipeline.syncOperations.addHandler(CloseOnError())
@@ -441,70 +438,44 @@ final class CloseOnError: ChannelInboundHandler {
     }
 }
 
-/// Collects one request (head, body, end), has the responder answer it off the event loop, writes the answer.
-/// HTTP/1.1 requests on one connection are answered in order (NIO's pipelining handler holds the next back).
+/// HTTP/1.1: collects one request (head, body, end), has the responder answer it off the event loop, writes the
+/// answer. Requests on one connection are answered in order (NIO's pipelining handler holds the next back).
+/// HTTP/2's streams have their own handler (`HTTP2StreamHandler`).
 final class RequestHandler: ChannelInboundHandler {
     typealias InboundIn = HTTPServerRequestPart
     typealias OutboundOut = HTTPServerResponsePart
 
     private let responder: any RequestResponder
-    private let protocolName: String
     private let activity: ConnectionActivity
     private let connection: ConnectionContext
-    /// HTTP/2: the stream's request must arrive whole within this time of the stream's opening.
-    private let streamTimeout: TimeAmount?
-    private var streamDeadline: Scheduled<Void>?
     private var head: HTTPRequestHead?
-    private var body: [UInt8] = []
-    private var tooLarge = false
-    /// The streamed body being written on this connection or stream, told when it closes.
+    private var body = RequestBody()
+    /// The streamed body being written on this connection, told when it closes.
     private var stream: StreamWriter?
 
-    init(responder: any RequestResponder, protocolName: String, activity: ConnectionActivity, connection: ConnectionContext, streamTimeout: TimeAmount? = nil) {
+    init(responder: any RequestResponder, activity: ConnectionActivity, connection: ConnectionContext) {
         self.responder = responder
-        self.protocolName = protocolName
         self.activity = activity
         self.connection = connection
-        self.streamTimeout = streamTimeout
-    }
-
-    func handlerAdded(context: ChannelHandlerContext) {
-        guard let streamTimeout else { return }
-        // Closing the stream channel resets the stream (RST_STREAM CANCEL); the connection and its other streams go on.
-        streamDeadline = context.eventLoop.assumeIsolated().scheduleTask(in: streamTimeout) { context.close(promise: nil) }
-    }
-
-    func handlerRemoved(context: ChannelHandlerContext) {
-        streamDeadline?.cancel()
-        streamDeadline = nil
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         switch unwrapInboundIn(data) {
         case .head(let requestHead):
             head = requestHead
-            body = []
-            tooLarge = false
+            body = RequestBody()
         case .body(let chunk):
-            guard !tooLarge else { return }
-            if body.count + chunk.readableBytes > HTTPServer.maxBodyBytes {
-                tooLarge = true
-                body = []
-            } else {
-                body.append(contentsOf: chunk.readableBytesView)
-            }
+            body.append(chunk)
         case .end:
-            streamDeadline?.cancel()
-            streamDeadline = nil
-            if streamTimeout == nil { activity.requestArrived() }
+            activity.requestArrived()
             guard let head else { return }
             self.head = nil
             var request = ServerRequest(
-                protocolName: protocolName, method: head.method.rawValue, target: head.uri,
-                headers: head.headers.map { (name: $0.name, value: $0.value) }, body: body)
-            request.bodyTooLarge = tooLarge
+                protocolName: "HTTP/1.1", method: head.method.rawValue, target: head.uri,
+                headers: head.headers.map { (name: $0.name, value: $0.value) }, body: body.bytes)
+            request.bodyTooLarge = body.tooLarge
             request.connection = connection
-            body = []
+            body = RequestBody()
             let complete = request
             let keepAlive = head.isKeepAlive
             let version = head.version
@@ -513,17 +484,13 @@ final class RequestHandler: ChannelInboundHandler {
             let answer = context.eventLoop.makeFutureWithTask { await responder.respond(to: complete) }
             answer.assumeIsolated().whenSuccess { response in
                 self.activity.requestsInFlight -= 1
-                if let answers = self.activity.answers {
-                    answers.add { self.write(response, version: version, keepAlive: keepAlive, context: context) }
-                } else {
-                    self.write(response, version: version, keepAlive: keepAlive, context: context)
-                }
+                self.write(response, version: version, keepAlive: keepAlive, context: context)
             }
         }
     }
 
-    /// A request that cannot be parsed: NIO's error handler has answered 400 (HTTP/1.1) or the stream is reset
-    /// (HTTP/2); the connection or stream is closed here, so a client sending garbage does not keep it open.
+    /// A request that cannot be parsed: NIO's error handler has answered 400; the connection is closed here, so a
+    /// client sending garbage does not keep it open.
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
         context.close(promise: nil)
     }
@@ -537,18 +504,16 @@ final class RequestHandler: ChannelInboundHandler {
     private func write(_ response: ServerResponse, version: HTTPVersion, keepAlive: Bool, context: ChannelHandlerContext) {
         var headers = HTTPHeaders(response.headers.map { ($0.name, $0.value) })
         if let body = response.stream {
-            // No length: HTTP/1.1 sends the body chunked, HTTP/2 in DATA frames, until it ends or either side closes.
+            // No length: the body is sent chunked until it ends or either side closes.
             let status = HTTPResponseStatus(statusCode: response.status)
             context.writeAndFlush(wrapOutboundOut(.head(HTTPResponseHead(version: version, status: status, headers: headers))), promise: nil)
-            let writer = StreamWriter(context: context, closesAfterEnd: !keepAlive && protocolName == "HTTP/1.1")
+            let writer = StreamWriter(context: context, framing: .http1, closesAfterEnd: !keepAlive)
             stream = writer
             body.start(writer)
             return
         }
         headers.replaceOrAdd(name: "content-length", value: String(response.body.count))
-        if protocolName == "HTTP/1.1" {
-            headers.replaceOrAdd(name: "connection", value: keepAlive ? "keep-alive" : "close")
-        }
+        headers.replaceOrAdd(name: "connection", value: keepAlive ? "keep-alive" : "close")
         let status = HTTPResponseStatus(statusCode: response.status)
         context.write(wrapOutboundOut(.head(HTTPResponseHead(version: version, status: status, headers: headers))), promise: nil)
         if !response.body.isEmpty {
@@ -557,7 +522,7 @@ final class RequestHandler: ChannelInboundHandler {
             context.write(wrapOutboundOut(.body(.byteBuffer(buffer))), promise: nil)
         }
         let done = context.writeAndFlush(wrapOutboundOut(.end(nil)))
-        if !keepAlive, protocolName == "HTTP/1.1" {
+        if !keepAlive {
             done.assumeIsolated().whenComplete { _ in context.close(promise: nil) }
         }
     }

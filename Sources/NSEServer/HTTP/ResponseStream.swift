@@ -1,5 +1,6 @@
 import NIOCore
 import NIOHTTP1
+import NIOHTTP2
 
 /// A body written over time (the control API's events stream, a long list of notifications) instead of all at
 /// once: the server sends the head without a length (HTTP/1.1 chunked, HTTP/2 DATA frames), then hands `start`
@@ -14,17 +15,37 @@ public protocol ResponseStream: Sendable {
 public final class StreamWriter: Sendable {
     public static let maxBuffered = 1 << 20
 
+    /// How the body's parts are written: HTTP/1.1's parts (chunks, then the last chunk), or HTTP/2's DATA frames
+    /// (the last with END_STREAM).
+    enum Framing {
+        case http1
+        case http2
+    }
+
     private final class State {
         let context: ChannelHandlerContext
+        let framing: Framing
         var buffered = 0
         var closed = false
         /// HTTP/1.1 without keep-alive: the connection closes once the body has ended.
         let closesAfterEnd: Bool
         var onClose: [@Sendable () -> Void] = []
 
-        init(context: ChannelHandlerContext, closesAfterEnd: Bool) {
+        init(context: ChannelHandlerContext, framing: Framing, closesAfterEnd: Bool) {
             self.context = context
+            self.framing = framing
             self.closesAfterEnd = closesAfterEnd
+        }
+
+        /// One part of the body, or its end (nil).
+        func part(_ buffer: ByteBuffer?) -> NIOAny {
+            switch framing {
+            case .http1:
+                return NIOAny(buffer.map { HTTPServerResponsePart.body(.byteBuffer($0)) } ?? .end(nil))
+            case .http2:
+                let end = buffer == nil
+                return NIOAny(HTTP2Frame.FramePayload.data(.init(data: .byteBuffer(buffer ?? context.channel.allocator.buffer(capacity: 0)), endStream: end)))
+            }
         }
     }
 
@@ -32,9 +53,9 @@ public final class StreamWriter: Sendable {
     private let state: NIOLoopBoundBox<State>
 
     /// Made on the event loop, by the handler that wrote the head.
-    init(context: ChannelHandlerContext, closesAfterEnd: Bool = false) {
+    init(context: ChannelHandlerContext, framing: Framing, closesAfterEnd: Bool = false) {
         eventLoop = context.eventLoop
-        state = NIOLoopBoundBox(State(context: context, closesAfterEnd: closesAfterEnd), eventLoop: context.eventLoop)
+        state = NIOLoopBoundBox(State(context: context, framing: framing, closesAfterEnd: closesAfterEnd), eventLoop: context.eventLoop)
     }
 
     /// Queues `bytes`; closes the stream when the reader is too far behind.
@@ -74,7 +95,7 @@ public final class StreamWriter: Sendable {
         eventLoop.execute { [self] in
             let state = state.value
             guard !state.closed else { return }
-            let ended = state.context.writeAndFlush(NIOAny(HTTPServerResponsePart.end(nil)))
+            let ended = state.context.writeAndFlush(state.part(nil))
             if state.closesAfterEnd {
                 ended.assumeIsolated().whenComplete { _ in state.context.close(promise: nil) }
             }
@@ -110,7 +131,7 @@ public final class StreamWriter: Sendable {
         state.buffered += bytes.count
         var buffer = state.context.channel.allocator.buffer(capacity: bytes.count)
         buffer.writeBytes(bytes)
-        let future = state.context.writeAndFlush(NIOAny(HTTPServerResponsePart.body(.byteBuffer(buffer))))
+        let future = state.context.writeAndFlush(state.part(buffer))
         future.assumeIsolated().whenComplete { [self] _ in self.state.value.buffered -= bytes.count }
         return future
     }

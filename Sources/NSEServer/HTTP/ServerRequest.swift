@@ -18,6 +18,11 @@ public struct ServerRequest: Sendable {
     var connection: ConnectionContext?
 
     public init(protocolName: String, method: String, target: String, headers: [(name: String, value: String)], body: [UInt8]) {
+        self.init(protocolName: protocolName, method: method, target: target, lowercasedHeaders: headers.map { (name: $0.name.lowercased(), value: $0.value) }, body: body)
+    }
+
+    /// A request whose header names are lowercase already (HTTP/2's).
+    init(protocolName: String, method: String, target: String, lowercasedHeaders headers: [(name: String, value: String)], body: [UInt8]) {
         self.protocolName = protocolName
         self.method = method
         if let mark = target.firstIndex(of: "?") {
@@ -27,7 +32,7 @@ public struct ServerRequest: Sendable {
             path = target
             query = nil
         }
-        self.headers = headers.map { (name: $0.name.lowercased(), value: $0.value) }
+        self.headers = headers
         self.body = body
     }
 

@@ -53,7 +53,7 @@ public final class ProxyService: Sendable {
         let http: [any RemovableChannelHandler] = [
             HTTPResponseEncoder(), HTTPServerPipelineHandler(), NIOHTTPResponseHeadersValidator(), HTTPServerProtocolErrorHandler(),
         ]
-        let requests = RequestHandler(responder: responder, protocolName: "HTTP/1.1", activity: activity, connection: connection)
+        let requests = RequestHandler(responder: responder, activity: activity, connection: connection)
         let proxy = ProxyHandler(
             service: self, responder: responder, activity: activity, requestTimeout: requestTimeout, decoder: decoder,
             httpHandlers: [deadline] + http + [requests])
