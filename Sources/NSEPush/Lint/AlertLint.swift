@@ -6,6 +6,13 @@ enum AlertLint {
     /// Keys Apple documented in earlier payload references; iOS still reads them, so they are not flagged.
     static let legacyKeys: Set<String> = ["action-loc-key", "summary-arg", "summary-arg-count"]
 
+    /// Every key iOS reads in an alert dictionary; made once, not at every push.
+    static let knownKeys = Set(stringKeys).union(argumentKeys.keys).union(legacyKeys)
+    /// The keys whose value must be a string.
+    static let textKeys = stringKeys + ["summary-arg"]
+    /// `argumentKeys` in a fixed order, so findings come in the same order every run.
+    static let orderedArgumentKeys = argumentKeys.sorted { $0.key < $1.key }
+
     /// The lines a Live Activity's alert may write as `{"loc-key": ..., "loc-args": [...]}` (Apple's samples).
     static let localizableLines: Set<String> = ["title", "subtitle", "body"]
 
@@ -21,12 +28,12 @@ enum AlertLint {
             return [.error(.lintApsAlertType, "`\(path)` is \(alert.shortDescription): iOS shows an alert only for a string (the body) or a dictionary with `title`, `subtitle`, `body` or their loc keys, so nothing is shown. Send {\"title\": \"...\", \"body\": \"...\"}.")]
         }
         var findings: [Diagnostic] = []
-        var known = Set(stringKeys).union(argumentKeys.keys).union(legacyKeys)
+        var known = knownKeys
         if liveActivity { known.insert("sound") }
         for key in fields.keys.sorted() where !known.contains(key) {
             findings.append(.warning(.lintApsAlertUnknownKey, "`\(path).\(key)` is not an alert key Apple defines; iOS ignores it.\(suggestion(for: key, in: known)) Alert keys: title, subtitle, body, launch-image, title-loc-key, title-loc-args, subtitle-loc-key, subtitle-loc-args, loc-key, loc-args."))
         }
-        for key in stringKeys + ["summary-arg"] {
+        for key in textKeys {
             guard let value = fields[key], value.stringValue == nil else { continue }
             if case .object(let localized) = value, localizableLines.contains(key) {
                 findings += localizedLine(localized, path: "\(path).\(key)", liveActivity: liveActivity)
@@ -40,7 +47,7 @@ enum AlertLint {
         if let value = fields["summary-arg-count"], !isInteger(value) {
             findings.append(.error(.lintApsAlertFieldType, "`\(path).summary-arg-count` is \(value.shortDescription), not an integer: iOS ignores it. Send a whole number."))
         }
-        for (argsKey, formatKey) in argumentKeys.sorted(by: { $0.key < $1.key }) {
+        for (argsKey, formatKey) in orderedArgumentKeys {
             guard let value = fields[argsKey] else { continue }
             guard isStringArray(value) else {
                 findings.append(.error(.lintApsAlertFieldType, "`\(path).\(argsKey)` is \(value.shortDescription): iOS expects an array of strings for the `\(formatKey)` format and ignores anything else, so the localized text shows its placeholders. Send [\"...\"] with every argument a string."))

@@ -45,10 +45,14 @@ public enum PushType: String, Sendable, Codable, CaseIterable {
 
     /// The push type whose topic suffix `topic` ends with, if any.
     static func owningSuffix(of topic: String) -> PushType? {
-        // Longest first: `.push-type.liveactivity` before any shorter suffix it might end with.
-        allCases.filter { $0.topicSuffix.map(topic.hasSuffix) == true }
-            .max { ($0.topicSuffix?.count ?? 0) < ($1.topicSuffix?.count ?? 0) }
+        bySuffix.first { topic.hasSuffix($0.suffix) }?.type
     }
+
+    /// The push types that have a topic suffix, longest suffix first: `.push-type.liveactivity` before any shorter
+    /// suffix it might end with. Read from the table once, not at every push.
+    private static let bySuffix: [(type: PushType, suffix: String)] = allCases
+        .compactMap { type in type.topicSuffix.map { (type, $0) } }
+        .sorted { $0.suffix.count > $1.suffix.count }
 }
 
 extension ReceivedPush {

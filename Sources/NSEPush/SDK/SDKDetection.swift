@@ -16,6 +16,9 @@ public enum SDKDetection {
     public static func matches(in payload: [String: JSONValue]) -> [Match] {
         let present = payload.keys.filter { $0 != "aps" }
         let aps = payload["aps"]?.objectValue ?? [:]
+        // The usual push, `aps` alone with none of an SDK's keys in it, matches nothing: known without a look at
+        // each SDK (every push the server accepts is checked).
+        if present.isEmpty, !aps.keys.contains(where: anySDKAPSKey.contains) { return [] }
         return SDKDescriptor.all.compactMap { descriptor in
             let keys = (present.filter { key in
                 descriptor.keys.contains(key) || descriptor.prefixes.contains { key.hasPrefix($0) }
@@ -26,6 +29,9 @@ public enum SDKDetection {
             return Match(sdk: descriptor.sdk, keys: keys, hasMediaKey: media)
         }
     }
+
+    /// The keys inside `aps` that some SDK's servers write (every descriptor's `apsKeys`).
+    private static let anySDKAPSKey = Set(SDKDescriptor.all.flatMap(\.apsKeys))
 
     /// The helper `--sdk auto` runs for `payload`, with the warning to report when several SDKs match.
     public static func choose(for payload: [String: JSONValue]) -> (choice: HelperChoice, warning: Diagnostic?) {

@@ -53,7 +53,7 @@ struct APNsEndpoint: Sendable {
         guard request.method == "POST" else { return .refused(.methodNotAllowed) }
         let token = String(request.path.dropFirst(Self.pathPrefix.count))
         guard !token.isEmpty else { return .refused(.missingDeviceToken) }
-        guard !token.contains("/") else { return .refused(.badPath) }
+        guard !token.utf8.contains(UInt8(ascii: "/")) else { return .refused(.badPath) }
         if Self.repeatsASingleHeader(request.headers) { return .refused(.duplicateHeaders) }
         let topic: String
         let certificateEnvironments: Set<DeviceEntry.APNsEnvironment>?

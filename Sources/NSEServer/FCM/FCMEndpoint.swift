@@ -22,7 +22,7 @@ struct FCMEndpoint: Sendable {
             return FCMError.notFound(path: request.path)
         }
         let project = String(request.path.dropFirst(Self.projectsPrefix.count).dropLast(Self.sendSuffix.count))
-        guard !project.isEmpty, !project.contains("/") else { return FCMError.notFound(path: request.path) }
+        guard !project.isEmpty, !project.utf8.contains(UInt8(ascii: "/")) else { return FCMError.notFound(path: request.path) }
         guard request.method == "POST" else { return FCMError.notFound(path: request.path) }
         guard let bearer = Self.bearer(request.header("authorization")), tokens.isValid(bearer) else {
             return FCMError.unauthenticated()
