@@ -152,6 +152,9 @@ package struct HTMLReportRenderer: Sendable {
     /// firebase-messaging's `DisplayNotification.waitForAndApplyImageDownload`): collapsed, the image is the large
     /// icon on the right (`setLargeIcon`); expanded, `BigPictureStyle` shows it the notification's width below the
     /// text, the large icon gone (`bigLargeIcon(null)`), as Android's "Create an expandable notification" describes.
+    /// The big picture is centre-cropped (AOSP `notification_template_material_big_picture.xml`: `centerCrop`) to at
+    /// most 180 px high (`.picture`): how tall Android lets it be varies with the version and the text, so that
+    /// height is an assumption (docs/cli.md, "Visual report").
     /// `previews`: the image's (`ReportCard.androidPreviews`); no image is drawn when the notification shows none.
     /// The report's cards and `nse serve`'s phones page draw it here.
     package func androidNotification(_ android: AndroidResult, previews: ReportCard.Previews?) -> String {
