@@ -182,7 +182,7 @@ public struct Pipeline: Sendable {
         }
         if platform.includesAndroid {
             let androidStarted = clock.now
-            result.android = await verifyAndroid(push, refused: checks.refusedByFCM)
+            result.android = await verifyAndroid(push, refused: checks.refusedByFCM, attachmentDirectory: attachmentDirectory)
             result.timings["android"] = androidStarted.duration(to: clock.now).milliseconds
         }
         // Checks made ahead of the push's turn count in its total as if made now.
@@ -197,7 +197,8 @@ public struct Pipeline: Sendable {
             platform: platform, profile: profile, changesContent: extensionRunner.changesContent, forecastsMedia: false))
     }
 
-    private func verifyAndroid(_ push: ReceivedPush, refused: Bool) async -> AndroidResult {
+    /// The Android side; the image the notification shows is kept in `attachmentDirectory`, as iOS attachments are.
+    private func verifyAndroid(_ push: ReceivedPush, refused: Bool, attachmentDirectory: URL?) async -> AndroidResult {
         guard let message = push.fcmMessage else {
             return AndroidResult(notification: nil, data: [:], diagnostics: [.warning(.androidNotFCM, "This is an APNs payload, which reaches only iOS: there is no Android side to verify. Give an FCM HTTP v1 message to check Android.")])
         }
@@ -209,7 +210,8 @@ public struct Pipeline: Sendable {
         var check = AndroidImageCheck(hostMapping: hostMapping, limits: profile.imageLimits, budget: androidBudget)
         check.transport = transport
         check.clock = clock
-        return await check.verify(message)
+        check.files = files
+        return await check.verify(message, keepingImageIn: attachmentDirectory)
     }
 
     /// The iOS side after the checks: nothing when refused, nothing in Notification Center for another

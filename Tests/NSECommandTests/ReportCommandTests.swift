@@ -111,7 +111,37 @@ struct ReportCommandTests {
         #expect(android["imageShown"] as? Bool == true)
         let page = try String(contentsOf: html, encoding: .utf8)
         #expect(page.contains("<p class=\"android\">Android: the notification &quot;Spring collection&quot; shows its image.</p>"))
+        // The Android notification is drawn; its WebP image is named, not drawn (the report decodes JPEG, PNG, GIF).
+        #expect(page.contains("<h2>Android, collapsed</h2>"))
+        #expect(page.contains("no preview: a WEBP file is not an image the report can draw"))
+        #expect(!page.contains("class=\"large-icon\""))
         let ios = try await runNSE(["batch", "samples/payloads/fcm-v1-android-image.json", "--media", "samples/media", "--format", "json"])
         #expect(!ios.stdout.contains("\"android\""), "without --platform only iOS is checked")
+    }
+
+    /// `--platform android` with `--out` and `--html`: the image the Android notification shows is kept beside the
+    /// result (`android.image.file`) and drawn as the shade draws it: the large icon, then the big picture.
+    @Test(.timeLimit(.minutes(1)))
+    func batchDrawsAndKeepsTheAndroidImage() async throws {
+        let folder = try ScratchFile("unused.txt", "")
+        let out = folder.folder.appendingPathComponent("out")
+        let html = folder.folder.appendingPathComponent("android.html")
+        let run = try await runNSE([
+            "batch", "samples/payloads/fcm-v1-notification-image.json", "--media", "samples/media", "--platform", "android",
+            "--out", out.path, "--html", html.path, "--format", "json",
+        ])
+        #expect(run.status == 0, "\(run.stderr)")
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [String: Any])
+        let image = try #require((object["android"] as? [String: Any])?["image"] as? [String: Any])
+        let file = try #require(image["file"] as? String)
+        #expect(file.hasSuffix("/android-image.jpg"), "\(file)")
+        let kept = file.hasPrefix("/") ? file : FileManager.default.currentDirectoryPath + "/" + file
+        #expect(FileManager.default.fileExists(atPath: kept), "the Android image is kept beside content.json: \(kept)")
+        let cards = Self.cards(try String(contentsOf: html, encoding: .utf8))
+        #expect(cards.count == 1)
+        let card = try #require(cards.first)
+        #expect(card.contains("<img class=\"large-icon\""))
+        #expect(card.contains("<img class=\"picture\""))
+        #expect(!card.contains("The iOS side was not emulated."))
     }
 }

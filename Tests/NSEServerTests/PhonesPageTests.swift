@@ -89,6 +89,28 @@ struct PhonesPageTests {
         #expect(seen["sameDocument"] as? String == "same page")
     }
 
+    @Test func anAndroidPhoneShowsTheImageAsTheShadeDoes() async throws {
+        let media = try LocalMediaFolder(folder: packageRoot.appendingPathComponent("samples/media"))
+        defer { media.stop() }
+        let fixture = try await ServeFixture.start(pipeline: PhonePipeline.Defaults(hostMapping: MediaHostMapping(origin: try #require(URL(string: media.server.baseURL)))))
+        defer { Task { await fixture.stop() } }
+        let seen = try await python("phones_page_browser.py", ["android", String(fixture.port), "https://media.example.com/img/sale.jpg"])
+        #expect((seen["target"] as? String ?? "").hasPrefix("Ben's Pixel"), "\(seen)")
+        #expect((seen["sent"] as? String ?? "").hasPrefix("Sent: "), "\(seen)")
+        let collapsed = try #require(seen["collapsed"] as? [String: Any])
+        #expect((collapsed["text"] as? String ?? "").contains("Pixel preview"))
+        #expect(collapsed["icon"] as? Bool == true, "collapsed, the image is the large icon on the right")
+        // sale.jpg is 2:1: drawn at 16:9 of the icon's height, centre-cropped.
+        let (width, height) = (collapsed["iconWidth"] as? Double ?? 0, collapsed["iconHeight"] as? Double ?? 0)
+        #expect(height > 0 && abs(width / height - 16.0 / 9.0) < 0.05, "\(collapsed)")
+        #expect(collapsed["pictureHidden"] as? Bool == true, "the big picture waits for the expanded view")
+        let expanded = try #require(seen["expanded"] as? [String: Any])
+        #expect(expanded["display"] as? String == "block")
+        #expect(expanded["picture"] as? Bool == true, "expanded, BigPictureStyle shows the whole width")
+        #expect(seen["sameDocument"] as? String == "same page")
+        #expect((seen["console"] as? [Any])?.isEmpty == true, "the page threw: \(seen["console"] ?? "")")
+    }
+
     @Test func theAppUninstalledAndReinstalledOnThePageGetsNewTokens() async throws {
         let fixture = try await ServeFixture.start()
         defer { Task { await fixture.stop() } }

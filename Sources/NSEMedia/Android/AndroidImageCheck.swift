@@ -21,6 +21,8 @@ public struct AndroidImageCheck: Sendable {
     /// What carries the download, and the clock its budget is on: libcurl's and the system's, or a unit test's.
     package var transport: any MediaTransport = CurlTransport()
     package var clock: any PipelineClock = SystemClock()
+    /// Where a kept image is moved (`verify(_:keepingImageIn:)`).
+    package var files: any FileStore = TemporaryFileStore()
 
     public init(hostMapping: MediaHostMapping? = nil, limits: ImageDecodeLimits = DeviceProfile().imageLimits, budget: Duration = Self.downloadBudget) {
         self.hostMapping = hostMapping
@@ -28,8 +30,10 @@ public struct AndroidImageCheck: Sendable {
         self.budget = budget
     }
 
-    /// Verifies the Android side of `message`.
-    public func verify(_ message: FCMMessage) async -> AndroidResult {
+    /// Verifies the Android side of `message`. With `folder`, an image the notification shows is saved there
+    /// (`android-image.<ext>`, its path in `image.file`) for what draws the notification (the HTML report's card,
+    /// `nse serve`'s phones page), as an iOS attachment is.
+    public func verify(_ message: FCMMessage, keepingImageIn folder: URL? = nil) async -> AndroidResult {
         let android = FCMResolver.resolveForAndroid(message)
         var result = AndroidResult(notification: android.notification, data: android.data)
         guard android.notification != nil else {
@@ -50,10 +54,10 @@ public struct AndroidImageCheck: Sendable {
             result.diagnostics.append(.warning(.androidImageInsecureURL, "The Android image URL uses plain http: Android 9 (API 28) and later block cleartext traffic unless the app's network security config allows it, and then the notification shows without the image. Serve it over https."))
         }
 
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("nse-android-\(UUID().uuidString)")
-        defer { try? FileManager.default.removeItem(at: folder) }
+        let work = FileManager.default.temporaryDirectory.appendingPathComponent("nse-android-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: work) }
         do {
-            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
         } catch {
             result.diagnostics.append(.error(.androidImageNetwork, "Cannot create a working folder for the Android download: \(error.localizedDescription)."))
             return result
@@ -65,7 +69,7 @@ public struct AndroidImageCheck: Sendable {
         fetcher.transport = transport
         let fetched: FetchedMedia
         do {
-            fetched = try await fetcher.fetch(url, to: folder.appendingPathComponent("image"), deadline: clock.now + budget) { _ in Self.maxBytes }
+            fetched = try await fetcher.fetch(url, to: work.appendingPathComponent("image"), deadline: clock.now + budget) { _ in Self.maxBytes }
         } catch {
             result.diagnostics.append(diagnose(error, url: url))
             return result
@@ -75,7 +79,22 @@ public struct AndroidImageCheck: Sendable {
             return result
         }
         judge(fetched, into: &result)
+        if let keep = folder, result.imageShown { save(fetched.file, in: keep, into: &result) }
         return result
+    }
+
+    /// Moves the downloaded image into `folder`; a failure is a warning, the verdict is unaffected.
+    private func save(_ file: URL, in folder: URL, into result: inout AndroidResult) {
+        guard var image = result.image else { return }
+        let name = "android-image" + (image.format.conventionalExtension.map { "." + $0 } ?? "")
+        let destination = folder.appending(path: name, directoryHint: .notDirectory)
+        do {
+            try files.move(file, to: destination)
+            image.file = destination.relativePath
+            result.image = image
+        } catch {
+            result.diagnostics.append(.warning(.mediaNotSaved, "The Android image could not be saved to \(destination.path): \(error.localizedDescription). The verdict is unaffected."))
+        }
     }
 
     /// Decides, from the bytes, whether `BitmapFactory` decodes the image.

@@ -39,4 +39,7 @@ public struct AndroidImage: Sendable, Codable, Hashable {
     public var height: Int?
     public var frames: Int?
     public var sha256: String
+    /// Where the image was saved (`nse process --out`, a batch's output, `nse serve`'s data folder), as an
+    /// attachment's `file` is; nil when it was not kept or the notification does not show it.
+    public var file: String?
 }

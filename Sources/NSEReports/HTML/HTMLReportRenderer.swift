@@ -107,6 +107,8 @@ package struct HTMLReportRenderer: Sendable {
         }
         if let content = result.content {
             html += notification(content, card: card)
+        } else if result.outcome == .notEmulated, result.android?.notification != nil {
+            // `--platform android`: the Android notification below is the card's drawing.
         } else {
             let words = switch result.outcome {
             case .notEmulated: "The iOS side was not emulated."
@@ -117,6 +119,7 @@ package struct HTMLReportRenderer: Sendable {
         }
         if let android = result.android {
             html += "<p class=\"android\">\(escape(Self.androidWords(android)))</p>\n"
+            if android.notification != nil { html += androidNotification(android, previews: card.android) }
         }
         html += findings(result.verdictDiagnostics)
         html += "</article>\n"
@@ -143,6 +146,70 @@ package struct HTMLReportRenderer: Sendable {
         html += "<img class=\"full\" alt=\"attachment\" width=\"\(image.width)\" height=\"\(image.height)\" src=\"\(image.dataURI)\">\n"
         html += "<div class=\"text\">\(textLines(content, hasText: hasText))</div>\n</div>\n</div>\n"
         return html
+    }
+
+    /// The Android notification as the shade draws the one the FCM SDK posts (firebase-android-sdk,
+    /// firebase-messaging's `DisplayNotification.waitForAndApplyImageDownload`): collapsed, the image is the large
+    /// icon on the right (`setLargeIcon`); expanded, `BigPictureStyle` shows it the notification's width below the
+    /// text, the large icon gone (`bigLargeIcon(null)`), as Android's "Create an expandable notification" describes.
+    /// The big picture is centre-cropped (AOSP `notification_template_material_big_picture.xml`: `centerCrop`) to at
+    /// most 180 px high (`.picture`): how tall Android lets it be varies with the version and the text, so that
+    /// height is an assumption (docs/cli.md, "Visual report").
+    /// `previews`: the image's (`ReportCard.androidPreviews`); no image is drawn when the notification shows none.
+    /// The report's cards and `nse serve`'s phones page draw it here.
+    package func androidNotification(_ android: AndroidResult, previews: ReportCard.Previews?) -> String {
+        let title = android.notification?["title"]?.stringValue ?? ""
+        let body = android.notification?["body"]?.stringValue ?? ""
+        var text = ""
+        if !title.isEmpty { text += "<div class=\"title\">\(escape(title))</div>" }
+        if !body.isEmpty { text += "<div class=\"body\">\(escape(body))</div>" }
+        if text.isEmpty { text = "<div class=\"body muted\">(no title or body)</div>" }
+        let header = "<div class=\"app\"><span class=\"icon\"></span><span class=\"name\">\(escape(appName))</span><span class=\"when\">now</span></div>\n"
+        let picture = android.imageShown ? previews?.image : nil
+        var html = "<div class=\"view\"><h2>Android, collapsed</h2>\n<div class=\"banner shade\">\n" + header
+        html += "<div class=\"row\"><div class=\"text\">\(text)</div>"
+        if let icon = android.imageShown ? previews?.thumbnail : nil {
+            let width = Self.largeIconWidth(height: Self.largeIconHeight, imageWidth: icon.width, imageHeight: icon.height)
+            html += "<img class=\"large-icon\" alt=\"large icon\" width=\"\(width)\" height=\"\(Self.largeIconHeight)\" src=\"\(icon.dataURI)\">"
+        }
+        html += "</div>\n</div>\n"
+        html += androidImageNote(android, previews: previews)
+        html += "</div>\n"
+        guard let picture else { return html }
+        html += "<div class=\"view\"><h2>Android, expanded</h2>\n<div class=\"banner shade\">\n" + header
+        html += "<div class=\"text\">\(text)</div>\n"
+        html += "<img class=\"picture\" alt=\"big picture\" width=\"\(picture.width)\" height=\"\(picture.height)\" src=\"\(picture.dataURI)\">\n"
+        html += "</div>\n</div>\n"
+        return html
+    }
+
+    /// The large icon's height in the card, in CSS pixels (Android's is 40 dp in the Material template
+    /// `notification_template_right_icon.xml`, 48 dp from Android 12; the card is drawn smaller than a phone).
+    static let largeIconHeight = 40
+
+    /// The large icon's width for an image of `imageWidth` × `imageHeight`: from Android 12, for an app that targets
+    /// it, the icon keeps the image's aspect ratio between square and 16:9 (a taller image is shown square, a
+    /// wider one at 16:9), centre-cropped (AOSP CTS `android.app.cts.NotificationTemplateTest`:
+    /// `testWideIcon_inCollapsedState_cappedTo16By9`, `..._canShowExact4By3`, `..._neverNarrowerThanSquare`).
+    /// An app targeting Android 11 or lower gets a square (`NotificationTemplateApi30Test`): not drawn here.
+    static func largeIconWidth(height: Int, imageWidth: Int, imageHeight: Int) -> Int {
+        guard imageWidth > 0, imageHeight > 0 else { return height }
+        let ratio = min(max(Double(imageWidth) / Double(imageHeight), 1), 16.0 / 9.0)
+        return Int((Double(height) * ratio).rounded())
+    }
+
+    /// What the Android image is, or why the notification shows none.
+    private func androidImageNote(_ android: AndroidResult, previews: ReportCard.Previews?) -> String {
+        guard android.imageURL != nil else { return "" }
+        guard android.imageShown, let image = android.image else {
+            return "<p class=\"image-note\">\(escape("image not shown: see the findings"))</p>\n"
+        }
+        var words = image.format.rawValue.uppercased()
+        if let width = image.width, let height = image.height { words += " \(width)×\(height)" }
+        if let frames = image.frames, frames > 1 { words += ", first of \(frames) frames" }
+        words += ", \(image.bytes) bytes"
+        if let problem = previews?.problem ?? (previews == nil ? "the image file was not kept" : nil) { words += "; no preview: \(problem)" }
+        return "<p class=\"image-note\">\(escape(words))</p>\n"
     }
 
     private func textLines(_ content: NotificationContent, hasText: Bool) -> String {
@@ -251,6 +318,9 @@ package struct HTMLReportRenderer: Sendable {
         .full{display:block;width:100%;height:auto;max-height:420px;object-fit:contain;background:rgba(127,127,127,.15)}
         .image-note{font-size:12px;color:var(--muted);margin:6px 2px}
         .android{font-size:13px;margin:8px 2px 0}
+        .shade{border-radius:16px}.shade .icon{border-radius:50%;background:#1a73e8}.shade .name{text-transform:none}
+        .large-icon{height:40px;object-fit:cover;border-radius:6px;flex:none;margin-top:2px}
+        .picture{display:block;width:100%;height:auto;max-height:180px;object-fit:cover;border-radius:12px;margin-top:8px}
         .nothing{border:2px dashed var(--line);border-radius:20px;padding:18px;text-align:center;color:var(--muted)}
         .findings{list-style:none;padding:0;margin:10px 0 0;font-size:13px}
         .findings li{padding:6px 0;border-top:1px solid var(--line)}

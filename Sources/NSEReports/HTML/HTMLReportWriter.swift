@@ -48,21 +48,24 @@ package final class HTMLReportWriter: Sendable {
         try? FileManager.default.removeItem(at: spoolFile)
     }
 
-    /// Renders the push's card (decoding its image on a thread of its own, unless a push before it had the same
+    /// Renders the push's card (decoding its images on a thread of their own, unless a push before it had the same
     /// image and thumbnail options) and spools it.
     package func add(_ push: CompletedPush) async {
-        let (limits, strict, renderer) = (limits, strict, renderer)
         var card = ReportCard(result: push.result, exitStatus: push.result.exitStatus(strict: strict))
         if let attachment = push.result.content?.attachments.first {
-            let key = ReportCard.Previews.key(attachment)
-            if let key, let kept = state.withLock({ $0.previews[key] }) {
+            if let file = push.attachmentFiles.first ?? nil {
+                card.use(await previews(key: ReportCard.Previews.key(attachment), file: file, thumbnail: attachment.thumbnail))
+            } else if let key = ReportCard.Previews.key(attachment), let kept = state.withLock({ $0.previews[key] }) {
                 card.use(kept)
-            } else if let file = push.attachmentFiles.first ?? nil {
-                let previews = await BlockingExecutor.shared.run("nse.preview") { ReportCard.Previews.make(attachment, file: file, limits: limits) }
-                card.use(previews)
-                if let key { keep(previews, for: key) }
             } else {
                 card.previewProblem = "the attachment file was not kept"
+            }
+        }
+        if let android = push.result.android, android.imageShown, let image = android.image {
+            if let file = push.androidImageFile {
+                card.android = await previews(key: ReportCard.Previews.key(image), file: file, thumbnail: nil)
+            } else {
+                card.android = ReportCard.Previews(problem: "the image file was not kept")
             }
         }
         let html = renderer.card(card)
@@ -72,6 +75,15 @@ package final class HTMLReportWriter: Sendable {
             state.cards.append(Spooled(index: push.index, exitStatus: card.exitStatus, span: span))
             state.codes.formUnion(HTMLReportRenderer.codes(of: push.result))
         }
+    }
+
+    /// The previews of `file`: those kept for its key, else made (and kept).
+    private func previews(key: ReportCard.Previews.Key?, file: URL, thumbnail: ThumbnailOptions?) async -> ReportCard.Previews {
+        if let key, let kept = state.withLock({ $0.previews[key] }) { return kept }
+        let limits = limits
+        let previews = await BlockingExecutor.shared.run("nse.preview") { ReportCard.Previews.make(file: file, thumbnail: thumbnail, limits: limits) }
+        if let key { keep(previews, for: key) }
+        return previews
     }
 
     private func keep(_ previews: ReportCard.Previews, for key: ReportCard.Previews.Key) {

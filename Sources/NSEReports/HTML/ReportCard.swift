@@ -1,4 +1,5 @@
 import Foundation
+import NSEMedia
 import NSEPipeline
 import NSEPush
 
@@ -13,13 +14,20 @@ package struct ReportCard: Sendable {
     package var thumbnail: AttachmentPreview?
     /// Why the image the phone shows has no preview here (a format the report cannot draw, a read error).
     package var previewProblem: String?
+    /// The image the Android notification shows (`result.android.image`): `image` the expanded notification's
+    /// big picture, `thumbnail` the collapsed one's large icon; nil when it shows none.
+    package var android: Previews?
 
-    package init(result: ProcessResult, exitStatus: Int32, image: AttachmentPreview? = nil, thumbnail: AttachmentPreview? = nil, previewProblem: String? = nil) {
+    package init(
+        result: ProcessResult, exitStatus: Int32, image: AttachmentPreview? = nil, thumbnail: AttachmentPreview? = nil, previewProblem: String? = nil,
+        android: Previews? = nil
+    ) {
         self.result = result
         self.exitStatus = exitStatus
         self.image = image
         self.thumbnail = thumbnail
         self.previewProblem = previewProblem
+        self.android = android
     }
 
     /// The thumbnail options of the attachment shown, if any.
@@ -27,10 +35,11 @@ package struct ReportCard: Sendable {
         result.content?.attachments.first?.thumbnail
     }
 
-    /// Decodes the first attachment (the one the notification shows) into its previews. Blocking work: call it
-    /// off the cooperative pool.
+    /// Decodes the first attachment (the one the notification shows) and the Android image into their previews.
+    /// Blocking work: call it off the cooperative pool.
     package static func make(_ push: CompletedPush, limits: ImageDecodeLimits, strict: Bool) -> ReportCard {
         var card = ReportCard(result: push.result, exitStatus: push.result.exitStatus(strict: strict))
+        card.android = androidPreviews(push.result.android, file: push.androidImageFile, limits: limits)
         guard let attachment = push.result.content?.attachments.first else { return card }
         guard let file = push.attachmentFiles.first ?? nil else {
             card.previewProblem = "the attachment file was not kept"
@@ -38,6 +47,14 @@ package struct ReportCard: Sendable {
         }
         card.use(Previews.make(attachment, file: file, limits: limits))
         return card
+    }
+
+    /// The previews of the image the Android notification shows, from its kept file; nil when it shows none.
+    /// Blocking work: call it off the cooperative pool.
+    package static func androidPreviews(_ android: AndroidResult?, file: URL?, limits: ImageDecodeLimits) -> Previews? {
+        guard let android, android.imageShown, android.image != nil else { return nil }
+        guard let file else { return Previews(problem: "the image file was not kept") }
+        return Previews.make(file: file, thumbnail: nil, limits: limits)
     }
 
     /// The previews of one attachment: the same file with the same thumbnail options always gives the same ones,
@@ -53,18 +70,35 @@ package struct ReportCard: Sendable {
             var thumbnail: ThumbnailOptions?
         }
 
+        package init(image: AttachmentPreview? = nil, thumbnail: AttachmentPreview? = nil, problem: String? = nil) {
+            self.image = image
+            self.thumbnail = thumbnail
+            self.problem = problem
+        }
+
         package static func key(_ attachment: Attachment) -> Key? {
             attachment.sha256.isEmpty ? nil : Key(sha256: attachment.sha256, thumbnail: attachment.thumbnail)
         }
 
+        /// The Android image's: the whole image for both (Android crops it as it draws it), so an iOS attachment
+        /// of the same file without thumbnail options shares them.
+        package static func key(_ image: AndroidImage) -> Key? {
+            image.sha256.isEmpty ? nil : Key(sha256: image.sha256, thumbnail: nil)
+        }
+
         package static func make(_ attachment: Attachment, file: URL, limits: ImageDecodeLimits) -> Previews {
+            make(file: file, thumbnail: attachment.thumbnail, limits: limits)
+        }
+
+        /// The whole image and the thumbnail (`thumbnail`'s clipping rectangle and frame applied; none when hidden).
+        package static func make(file: URL, thumbnail: ThumbnailOptions?, limits: ImageDecodeLimits) -> Previews {
             var previews = Previews()
             guard FileManager.default.isReadableFile(atPath: file.path) else {
                 previews.problem = "the attachment file \(file.lastPathComponent) could not be read"
                 return previews
             }
             let format = sniff(file)
-            let options = attachment.thumbnail ?? ThumbnailOptions()
+            let options = thumbnail ?? ThumbnailOptions()
             switch AttachmentPreview.make(file: file, format: format, size: .expanded, limits: limits) {
             case .success(let preview): previews.image = preview
             case .failure(let problem):

@@ -202,14 +202,18 @@ final class ResultSpool: Sendable {
 }
 
 extension ProcessResult {
-    /// Points saved attachments at their final folder (they were saved into a staging folder first).
+    /// Points saved attachments (and the Android image) at their final folder (they were saved into a staging
+    /// folder first).
     mutating func relocateAttachments(to folder: URL) {
+        // The name alone: `URL(fileURLWithPath:)` would look the path up on disk, once per attachment.
+        func moved(_ file: String) -> String {
+            folder.appending(path: file.split(separator: "/").last.map(String.init) ?? file).relativePath
+        }
+        if let file = android?.image?.file { android?.image?.file = moved(file) }
         guard var content, content.attachments.contains(where: { $0.file != nil }) else { return }
         for index in content.attachments.indices {
             guard let file = content.attachments[index].file else { continue }
-            // The name alone: `URL(fileURLWithPath:)` would look the path up on disk, once per attachment.
-            let name = file.split(separator: "/").last.map(String.init) ?? file
-            content.attachments[index].file = folder.appending(path: name).relativePath
+            content.attachments[index].file = moved(file)
         }
         self.content = content
     }

@@ -5,7 +5,7 @@ import NSEPush
 import NSEReports
 
 /// One delivered notification as the phones page draws it, in the HTML report's own markup
-/// (`HTMLReportRenderer.notification` and `card`: one renderer for both): the views the phone shows, the same with
+/// (`HTMLReportRenderer.notification`, `androidNotification` and `card`: one renderer for both): the views the phone shows, the same with
 /// Show Previews hiding the content, and the report's card that says why.
 struct PhoneNotificationViews: Sendable {
     /// The collapsed and expanded notification with the content iOS (or Android) shows.
@@ -33,21 +33,17 @@ struct PhoneNotificationViews: Sendable {
                 card.previewProblem = "the attachment file was not kept"
             }
         }
-        let shown: NotificationContent?
-        if device?.platform == .android {
-            // Android draws the message's notification (title and body): the phone shows it in the same markup.
-            shown = result.android?.notification.map { notification in
-                var content = NotificationContent()
-                content.title = notification["title"]?.stringValue ?? ""
-                content.body = notification["body"]?.stringValue ?? ""
-                return content
-            }
+        card.android = ReportCard.androidPreviews(
+            result.android, file: result.android?.image?.file.map { URL(fileURLWithPath: $0) }, limits: ImageDecodeLimits())
+        let views: String
+        if device?.platform == .android, let android = result.android, android.notification != nil {
+            // The notification the FCM SDK posts, with its image as the shade draws it.
+            views = renderer.androidNotification(android, previews: card.android)
+        } else if device?.platform != .android, let content = result.content {
+            views = renderer.notification(content, card: card)
         } else {
-            shown = result.content
+            views = "<div class=\"nothing\">\(MarkupEscaping.escape(phone["why"] as? String ?? "Nothing is shown."))</div>\n"
         }
-        let shownCard = device?.platform == .android ? ReportCard(result: result, exitStatus: card.exitStatus) : card
-        let views = shown.map { renderer.notification($0, card: shownCard) }
-            ?? "<div class=\"nothing\">\(MarkupEscaping.escape(phone["why"] as? String ?? "Nothing is shown."))</div>\n"
         var hiddenViews: String?
         if let hidden = phone["hiddenPreview"] as? [String: Any] {
             var content = NotificationContent()

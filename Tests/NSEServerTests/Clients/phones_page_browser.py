@@ -9,6 +9,8 @@ Usage: phones_page_browser.py MODE PORT [ARGS...]
                                     shows "Notification"; then authorization "provisional": the next push is in
                                     Notification Center only
   form PORT IMAGE_URL               the send form filled and sent with the keyboard; the push appears on the phone
+  android PORT IMAGE_URL            the same, to the second target (an Android phone): its notification shows the
+                                    image as the shade does, the large icon, and selected, the big picture
   reinstall PORT                    the first phone's app uninstalled, then reinstalled, with its buttons (keyboard):
                                     the phone is drawn with its new tokens
   screenshot PORT PNG WIDTHxHEIGHT  waits for the page, selects the newest notification, writes a screenshot
@@ -229,6 +231,39 @@ def form(port, image):
         browser.close()
 
 
+def android(port, image):
+    browser = Browser()
+    try:
+        browser.open(f"http://127.0.0.1:{port}/")
+        # The second target of the send form: the Android phone's FCM token (a closed <select>, the down arrow).
+        browser.focus("#send-target")
+        browser.press(*DOWN)
+        target = browser.evaluate("document.getElementById('send-target').selectedOptions[0].textContent")
+        browser.focus("#send-title")
+        browser.type("Pixel preview")
+        browser.focus("#send-image")
+        browser.type(image)
+        browser.focus("#send-button")
+        browser.press(*ENTER)
+        sent = browser.wait_for("(function(){var t=document.getElementById('send-result').textContent;return /^(Sent|FCM answered|Error|Choose|Data)/.test(t)?t:null;})()",
+                                "the send form's answer")
+        note = ".phone.android .place.shade li.note:not(.pending)"
+        browser.wait_for(f"!!document.querySelector({json.dumps(note)})", "the Android phone's notification")
+        collapsed = browser.evaluate(f"""(function(){{var li=document.querySelector({json.dumps(note)});var icon=li.querySelector('.view img.large-icon');
+        return {{text:li.querySelector('.views').innerText.replace(/\\s+/g,' ').trim(),icon:!!icon&&icon.getBoundingClientRect().width>0,
+        iconWidth:icon?icon.getBoundingClientRect().width:0,iconHeight:icon?icon.getBoundingClientRect().height:0,
+        pictureHidden:getComputedStyle(li.querySelector('.view + .view')).display==='none'}};}})()""")
+        browser.focus(f"{note} .details-button")
+        browser.press(*ENTER)
+        browser.wait_for(f"!!document.querySelector({json.dumps(note)}.replace('li.note', 'li.note.open'))", "the selected notification opened")
+        expanded = browser.evaluate(f"""(function(){{var v=document.querySelector({json.dumps(note)}.replace('li.note', 'li.note.open')+' .view + .view');
+        var p=v&&v.querySelector('img.picture');return v?{{display:getComputedStyle(v).display,picture:!!p&&p.getBoundingClientRect().width>0}}:null;}})()""")
+        return {"sent": sent, "target": target, "collapsed": collapsed, "expanded": expanded,
+                "sameDocument": browser.evaluate("window.nseNoReload"), "console": browser.console}
+    finally:
+        browser.close()
+
+
 def reinstall(port):
     browser = Browser()
     try:
@@ -275,6 +310,7 @@ def main():
     mode, port = sys.argv[1], sys.argv[2]
     rest = sys.argv[3:]
     result = {"live": lambda: live(port, *rest), "setting": lambda: setting(port, *rest), "form": lambda: form(port, *rest),
+              "android": lambda: android(port, *rest),
               "reinstall": lambda: reinstall(port), "screenshot": lambda: screenshot(port, *rest)}[mode]()
     print(json.dumps(result))
 

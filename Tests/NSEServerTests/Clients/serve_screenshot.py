@@ -53,6 +53,8 @@ def main():
             with open("samples/payloads/fcm-v1-android-image.json") as sample:
                 message = json.load(sample)
             message["message"]["token"] = PIXEL
+            # The sample's Android image is a WebP, which the page names but does not draw: a JPEG shows the large icon.
+            message["message"]["android"]["notification"]["image"] = "https://media.example.com/img/weekend-drop.jpg"
             answer = fcm.post(f"{base}/v1/projects/shop-demo/messages:send", json=message, headers={"authorization": f"Bearer {bearer}"})
             if answer.status_code != 200:
                 raise SystemExit(f"FCM answered {answer.status_code} {answer.text}")
