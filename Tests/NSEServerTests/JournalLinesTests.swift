@@ -41,6 +41,26 @@ struct JournalLinesTests {
         }
     }
 
+    /// At a start from a checkpoint, a push whose delivery's line is not in the journal any more (a crash of the
+    /// machine lost it; the index entry written after it was kept) is pending again, and runs again.
+    @Test
+    func aDeliveryLostWithTheJournalsTailIsPendingAgain() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("journal-index-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let index = try HistoryIndex(directory: folder, firstSeq: 1)
+        let end: Int64 = 10_000
+        index.write(1, .init(push: (100, 50), delivery: (9_000, 999), previous: 0, idHash: 1))
+        index.write(2, .init(push: (200, 50), delivery: (9_500, 600), previous: 1, idHash: 2))
+        index.write(3, .init(push: (300, 50), delivery: nil, previous: 2, idHash: 3))
+        index.write(4, .init(push: (400, 50), delivery: (10_000, 700), previous: 3, idHash: 4))
+        #expect(index.pendingSeqs(deliveriesBefore: end) == [2, 3, 4])
+        #expect(index.entry(1)?.delivery?.position == 9_000)
+        #expect(index.entry(2)?.delivery == nil)
+        #expect(index.entry(4)?.delivery == nil)
+        #expect(index.entry(2)?.push?.position == 200)
+    }
+
     final class Positions: Sendable {
         private let positions = Mutex<[Int64]>([])
         func add(_ position: Int64) { positions.withLock { $0.append(position) } }

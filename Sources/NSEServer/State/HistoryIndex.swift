@@ -83,11 +83,27 @@ final class HistoryIndex {
         return found
     }
 
-    /// The sequence numbers whose entry has a push and no delivery (pending), oldest first.
-    func pendingSeqs() -> [Int] {
+    /// The sequence numbers whose entry has a push and no delivery (pending), oldest first. A delivery whose line
+    /// does not end before `journalEnd` (the journal position its start found whole) is forgotten first, and its push
+    /// is pending: a delivery's line is written without an fsync of its own (`Journal.append(synced:)`), so a crash
+    /// of the machine can lose it while this entry, written after it, was kept.
+    func pendingSeqs(deliveriesBefore journalEnd: Int64) -> [Int] {
         var found: [Int] = []
+        var lost: [Int] = []
         forEachEntry { seq, buffer, start in
-            if Self.word(buffer, start) != 0, Self.word(buffer, start + 8) == 0 { found.append(seq) }
+            guard Self.word(buffer, start) != 0 else { return }
+            let delivery = Self.word(buffer, start + 8)
+            if delivery == 0 {
+                found.append(seq)
+            } else if Int64(bitPattern: delivery) &- 1 &+ Int64(Self.word(buffer, start + 32) >> 32) > journalEnd {
+                lost.append(seq)
+                found.append(seq)
+            }
+        }
+        for seq in lost {
+            guard var entry = entry(seq) else { continue }
+            entry.delivery = nil
+            write(seq, entry)
         }
         return found
     }

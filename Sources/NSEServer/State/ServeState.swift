@@ -226,8 +226,9 @@ actor ServeState {
         let journal = try Journal(directory: dataDirectory, validEnd: validEnd, base: loaded.base)
         self.journal = journal
         if checkpoint != nil {
-            // The pushes pending before the checkpoint are the index's entries without a delivery.
-            loaded.pending = Set(index.pendingSeqs())
+            // The pushes pending before the checkpoint are the index's entries without a delivery, or with one whose
+            // line a crash of the machine lost.
+            loaded.pending = Set(index.pendingSeqs(deliveriesBefore: loaded.base + validEnd))
             for seq in loaded.pending where loaded.deviceOfPending[seq] == nil {
                 guard let push = index.entry(seq)?.push, let line = journal.read(at: push.position, length: push.length) else { continue }
                 loaded.deviceOfPending[seq] = NotificationRecord(pushLine: line, delivery: nil)?.device
