@@ -1,8 +1,9 @@
 import Foundation
 import Synchronization
 
-/// Faults on demand: the next N requests to APNs or FCM, or a share of them, get a 429, 500 or 503 instead of their
-/// answer, so a backend's retry and back-off are testable. Set through the control API; not journaled (a restart
+/// Faults on demand: the next N requests to APNs or FCM, or a share of them, get a 429, 500 or 503 (FCM also a 401,
+/// THIRD_PARTY_AUTH_ERROR) instead of their answer, so a backend's retry, back-off and error handling are testable.
+/// Set through the control API; not journaled (a restart
 /// has none). A lock, not an actor: every APNs and FCM request asks it first, and a hop to an actor and back cost
 /// more than the question.
 final class Faults: Sendable {
@@ -29,6 +30,7 @@ final class Faults: Sendable {
     static func offers(_ status: Int, for service: Service) -> Bool {
         statuses.contains(status) || service == .fcm && status == 401
     }
+
     private let plans = Mutex<[Service: Plan]>([:])
 
     func set(_ plan: Plan, for service: Service) {

@@ -123,7 +123,7 @@ struct FCMEndpoint: Sendable {
             }
             let refusals = findings.filter(\.rejectsPush)
             // A message to one iPhone that FCM itself lets through goes on to APNs while the sender waits, and what
-            // APNs refuses comes back with its status and reason (docs/serve.md: "APNs's refusals").
+            // APNs refuses comes back with its status and reason (docs/serve.md, "APNs's refusals of an FCM message").
             if platform == .ios, !validateOnly, !isTopicMessage, let iPhone = targets.first(where: { $0.platform == .ios }),
                let reason = Self.apnsRefusal(refusals, headers: push.headers, device: iPhone) {
                 return FCMError.apnsRefusal(reason, violations: refusals.map(FCMError.violation))
@@ -209,8 +209,9 @@ struct FCMEndpoint: Sendable {
     }
 }
 
-/// FCM's errors: a google.rpc.Status with the FcmError detail the Admin SDKs branch on, and for a bad field a
-/// google.rpc.BadRequest naming it (Firebase: "FCM error codes"; firebase-admin-python's messaging.py).
+/// FCM's errors: a google.rpc.Status with the FcmError detail the Admin SDKs branch on, an ApnsError when APNs
+/// refused what FCM forwarded, and for a bad field a google.rpc.BadRequest naming it (Firebase: "FCM error codes",
+/// the ApnsError reference; firebase-admin-python's messaging.py).
 enum FCMError {
     static func body(
         _ status: Int, _ code: String, _ message: String, errorCode: String?, apns: APNsReason? = nil, violations: [(String, String)]
