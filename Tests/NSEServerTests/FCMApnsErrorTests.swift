@@ -102,6 +102,30 @@ struct FCMApnsErrorTests {
         #expect(try await fixture.notifications().count == 1)
     }
 
+    /// An uninstalled iPhone: APNs answers FCM 410 Unregistered, which comes back beside UNREGISTERED (firebase-admin's
+    /// UnregisteredError). A dry run never reaches APNs, nor does an Android phone's message.
+    @Test func uninstalledIPhonesUnregisteredCarriesAPNsUnregistered() async throws {
+        let fixture = try await ServeFixture.start()
+        defer { Task { await fixture.stop() } }
+        for token in [ServeFixture.token, ServeFixture.androidToken] {
+            #expect(try await curl(["-X", "POST", fixture.base + "/emulator/v1/devices/\(token)/uninstall"]).status == 200)
+        }
+        let iPhone = try await python("fcm_admin_client.py", [String(fixture.port), ServeFixture.project, "send", ServeFixture.fcmToken])
+        #expect(iPhone["exception"] as? String == "UnregisteredError", "firebase-admin answered \(iPhone)")
+        #expect(iPhone["http_status"] as? Int == 404)
+        let details = try #require(iPhone["details"] as? [[String: Any]])
+        #expect(details.first?["errorCode"] as? String == "UNREGISTERED")
+        let apnsError = try #require(details.first { $0["@type"] as? String == Self.apnsErrorType }, "details: \(details)")
+        #expect(apnsError["statusCode"] as? Int == 410)
+        #expect(apnsError["reason"] as? String == "Unregistered")
+        for (scenario, token) in [("dry_run", ServeFixture.fcmToken), ("send", ServeFixture.androidToken)] {
+            let answer = try await python("fcm_admin_client.py", [String(fixture.port), ServeFixture.project, scenario, token])
+            #expect(answer["exception"] as? String == "UnregisteredError", "firebase-admin answered \(answer)")
+            let details = try #require(answer["details"] as? [[String: Any]])
+            #expect(!details.contains { $0["@type"] as? String == Self.apnsErrorType }, "\(scenario) \(token): \(details)")
+        }
+    }
+
     /// FCM answers a topic message, and a `validate_only` one, before anything reaches APNs: the same refusal is FCM's
     /// INVALID_ARGUMENT with the finding, no ApnsError (docs/serve.md).
     @Test func onlyAMessageSentToOneIPhoneCarriesAnApnsError() async throws {

@@ -78,7 +78,7 @@ struct FCMEndpoint: Sendable {
                     violations: [("message.fid", "The installation ID is not a valid FCM installation ID")])
             }
             guard found.device.fcm?.project == project else { return FCMError.senderIDMismatch() }
-            if found.unregistered { return FCMError.unregistered() }
+            if found.unregistered { return await unregistered(found.device, validateOnly: validateOnly) }
             targets = [found.device]
         } else if case .string(let token)? = message.fields["token"] {
             guard let found = await state.deviceAndUnregistered(fcmToken: token) else {
@@ -92,7 +92,7 @@ struct FCMEndpoint: Sendable {
             guard device.fcm?.project == project else { return FCMError.senderIDMismatch() }
             // Uninstalled, or expired after inactivity; validate_only reports it too (firebase-admin-python's
             // integration tests).
-            if found.unregistered { return FCMError.unregistered() }
+            if found.unregistered { return await unregistered(device, validateOnly: validateOnly) }
             targets = [device]
         } else {
             switch FCMAudience.of(message) {
@@ -146,6 +146,14 @@ struct FCMEndpoint: Sendable {
             }
         }
         return Self.sent(name)
+    }
+
+    /// FCM's UNREGISTERED for a device it no longer reaches. An iPhone whose app was uninstalled is one APNs refuses
+    /// (410 Unregistered), and FCM, forwarding the message, hands that back in an ApnsError (an answer captured in
+    /// codedge-llc/pigeon's tests); a token FCM expired itself, or a `validate_only` message, never reaches APNs.
+    private func unregistered(_ device: DeviceEntry, validateOnly: Bool) async -> ServerResponse {
+        guard device.platform == .ios, !validateOnly, await state.uninstalledAt(device) != nil else { return FCMError.unregistered() }
+        return FCMError.apnsRefusal(.unregistered, violations: [])
     }
 
     /// What APNs answers the request FCM makes for one iPhone, given the findings that refuse the message: nil when
@@ -254,13 +262,18 @@ enum FCMError {
 
     /// APNs refused the message FCM forwarded: the FcmError for APNs's status, and APNs's status and reason in an
     /// ApnsError detail (Firebase: ApnsError, ErrorCode). A 403 (APNs refused the project's key or certificate) is
-    /// 401 THIRD_PARTY_AUTH_ERROR, as a captured answer shows it (cheddar-me/firebase-admin-sdk-ruby's tests); a
-    /// header or payload APNs refuses (400, 413) is 400 INVALID_ARGUMENT, an assumption (docs/serve.md).
+    /// 401 THIRD_PARTY_AUTH_ERROR and a 410 404 UNREGISTERED, as captured answers show them
+    /// (cheddar-me/firebase-admin-sdk-ruby's and codedge-llc/pigeon's tests); a header or payload APNs refuses (400,
+    /// 413) is 400 INVALID_ARGUMENT, an assumption (docs/serve.md).
     static func apnsRefusal(_ reason: APNsReason, violations: [(String, String)]) -> ServerResponse {
-        if reason.status == 403 {
-            return body(401, "UNAUTHENTICATED", "Auth error from APNS or Web Push Service", errorCode: "THIRD_PARTY_AUTH_ERROR", apns: reason, violations: violations)
+        switch reason.status {
+        case 403:
+            body(401, "UNAUTHENTICATED", "Auth error from APNS or Web Push Service", errorCode: "THIRD_PARTY_AUTH_ERROR", apns: reason, violations: violations)
+        case 410:
+            body(404, "NOT_FOUND", "Requested entity was not found.", errorCode: "UNREGISTERED", apns: reason, violations: violations)
+        default:
+            body(400, "INVALID_ARGUMENT", "Request contains an invalid argument.", errorCode: "INVALID_ARGUMENT", apns: reason, violations: violations)
         }
-        return body(400, "INVALID_ARGUMENT", "Request contains an invalid argument.", errorCode: "INVALID_ARGUMENT", apns: reason, violations: violations)
     }
 
     static func internalError() -> ServerResponse {
