@@ -80,9 +80,7 @@ struct APNsEndpoint: Sendable {
         if let environment, environment != apns.environment { return .refused(.badDeviceToken) }
         // On a host of neither environment (127.0.0.1), the device's environment is the one the certificate must be for.
         if let certificateEnvironments, !certificateEnvironments.contains(apns.environment) { return .refused(.badCertificateEnvironment) }
-        guard let bundleID = device.bundleId, topic == bundleID || topic.hasPrefix(bundleID + ".") else {
-            return .refused(.deviceTokenNotForTopic)
-        }
+        guard device.isAppTopic(topic) else { return .refused(.deviceTokenNotForTopic) }
         if let since = madeUp ? await state.uninstalledAt(device) : found?.uninstalledAt { return .unregistered(since) }
 
         let apnsHeaders = Dictionary(

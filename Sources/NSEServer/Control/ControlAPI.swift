@@ -133,13 +133,13 @@ struct ControlAPI: Sendable {
         return body
     }
 
-    /// `POST /emulator/v1/faults {"service": "apns"|"fcm", "status": 429|500|503, "count": N | "percent": P,
-    /// "seed": S, "retryAfter": S}`.
+    /// `POST /emulator/v1/faults {"service": "apns"|"fcm", "status": 429|500|503 (or 401 for fcm), "count": N |
+    /// "percent": P, "seed": S, "retryAfter": S}`.
     private func setFault(_ request: ServerRequest) async -> ServerResponse {
-        let usage = #"Expected {"service": "apns" or "fcm", "status": 429, 500 or 503, and either "count": 1 to 1000000 or "percent": 1 to 100 with an optional "seed" (0 to 2^53), "retryAfter": seconds (optional)}."#
+        let usage = #"Expected {"service": "apns" or "fcm", "status": 429, 500 or 503 (or 401 for fcm), and either "count": 1 to 1000000 or "percent": 1 to 100 with an optional "seed" (0 to 2^53), "retryAfter": seconds (optional)}."#
         guard let body = (try? JSONSerialization.jsonObject(with: Data(request.body))) as? [String: Any],
               let service = (body["service"] as? String).flatMap(Faults.Service.init(rawValue:)),
-              let status = Self.integer(body["status"]), Faults.statuses.contains(status) else {
+              let status = Self.integer(body["status"]), Faults.offers(status, for: service) else {
             return Self.error(400, usage)
         }
         let selection: Faults.Plan.Selection

@@ -1,8 +1,9 @@
 import Foundation
 import Synchronization
 
-/// Faults on demand: the next N requests to APNs or FCM, or a share of them, get a 429, 500 or 503 instead of their
-/// answer, so a backend's retry and back-off are testable. Set through the control API; not journaled (a restart
+/// Faults on demand: the next N requests to APNs or FCM, or a share of them, get a 429, 500 or 503 (FCM also a 401,
+/// THIRD_PARTY_AUTH_ERROR) instead of their answer, so a backend's retry, back-off and error handling are testable.
+/// Set through the control API; not journaled (a restart
 /// has none). A lock, not an actor: every APNs and FCM request asks it first, and a hop to an actor and back cost
 /// more than the question.
 final class Faults: Sendable {
@@ -23,6 +24,13 @@ final class Faults: Sendable {
     }
 
     static let statuses: Set<Int> = [429, 500, 503]
+
+    /// Whether a plan for `service` may give `status`: 429, 500 or 503 to either; 401 to FCM only, whose
+    /// THIRD_PARTY_AUTH_ERROR (APNs refused the project's key) the emulator has no other way to give.
+    static func offers(_ status: Int, for service: Service) -> Bool {
+        statuses.contains(status) || service == .fcm && status == 401
+    }
+
     private let plans = Mutex<[Service: Plan]>([:])
 
     func set(_ plan: Plan, for service: Service) {
@@ -62,14 +70,17 @@ final class Faults: Sendable {
         return .json(plan.status, ["reason": reason], headers: [(name: "apns-id", value: apnsID)])
     }
 
-    /// FCM's answer: QUOTA_EXCEEDED (RESOURCE_EXHAUSTED), INTERNAL or UNAVAILABLE, with Retry-After for 429 and 503.
+    /// FCM's answer: QUOTA_EXCEEDED (RESOURCE_EXHAUSTED), INTERNAL or UNAVAILABLE, with Retry-After for 429 and 503;
+    /// for 401, THIRD_PARTY_AUTH_ERROR with APNs's 403 InvalidProviderToken, as when APNs refuses the APNs key
+    /// uploaded to the Firebase project.
     static func fcmAnswer(_ plan: Plan) -> ServerResponse {
         var answer = switch plan.status {
+        case 401: FCMError.apnsRefusal(.invalidProviderToken, violations: [])
         case 429: FCMError.body(429, "RESOURCE_EXHAUSTED", "Quota exceeded for sending messages.", errorCode: "QUOTA_EXCEEDED", violations: [])
         case 500: FCMError.internalError()
         default: FCMError.body(503, "UNAVAILABLE", "The service is currently unavailable.", errorCode: "UNAVAILABLE", violations: [])
         }
-        if plan.status != 500, let retryAfter = plan.retryAfter {
+        if plan.status == 429 || plan.status == 503, let retryAfter = plan.retryAfter {
             answer.headers.append((name: "retry-after", value: String(retryAfter)))
         }
         return answer

@@ -167,6 +167,13 @@ public struct DeviceEntry: Sendable, Codable, Equatable {
     var sdkSelection: SDKSelection? {
         SDKSelection(argument: `extension`.sdk).flatMap { $0 == .all ? nil : $0 }
     }
+
+    /// Whether APNs takes `topic` (a request's `apns-topic`) as this device's app: its bundle ID, or the bundle ID with
+    /// a push type's suffix (`.voip`, `.push-type.liveactivity`...). A device without a bundle ID has no topic.
+    func isAppTopic(_ topic: String) -> Bool {
+        guard let bundleId else { return false }
+        return topic == bundleId || topic.hasPrefix(bundleId + ".")
+    }
 }
 
 extension DeviceEntry {

@@ -78,7 +78,7 @@ struct FCMEndpoint: Sendable {
                     violations: [("message.fid", "The installation ID is not a valid FCM installation ID")])
             }
             guard found.device.fcm?.project == project else { return FCMError.senderIDMismatch() }
-            if found.unregistered { return FCMError.unregistered() }
+            if found.unregistered { return await unregistered(found.device, validateOnly: validateOnly) }
             targets = [found.device]
         } else if case .string(let token)? = message.fields["token"] {
             guard let found = await state.deviceAndUnregistered(fcmToken: token) else {
@@ -92,7 +92,7 @@ struct FCMEndpoint: Sendable {
             guard device.fcm?.project == project else { return FCMError.senderIDMismatch() }
             // Uninstalled, or expired after inactivity; validate_only reports it too (firebase-admin-python's
             // integration tests).
-            if found.unregistered { return FCMError.unregistered() }
+            if found.unregistered { return await unregistered(device, validateOnly: validateOnly) }
             targets = [device]
         } else {
             switch FCMAudience.of(message) {
@@ -122,6 +122,12 @@ struct FCMEndpoint: Sendable {
                 findings = PhonePipeline.check(push, platform: platform)
             }
             let refusals = findings.filter(\.rejectsPush)
+            // A message to one iPhone that FCM itself lets through goes on to APNs while the sender waits, and what
+            // APNs refuses comes back with its status and reason (docs/serve.md, "APNs's refusals of an FCM message").
+            if platform == .ios, !validateOnly, !isTopicMessage, let iPhone = targets.first(where: { $0.platform == .ios }),
+               let reason = Self.apnsRefusal(refusals, headers: push.headers, device: iPhone) {
+                return FCMError.apnsRefusal(reason, violations: refusals.map(FCMError.violation))
+            }
             if !refusals.isEmpty {
                 return FCMError.invalidArgument("Request contains an invalid argument.", violations: refusals.map(FCMError.violation))
             }
@@ -140,6 +146,29 @@ struct FCMEndpoint: Sendable {
             }
         }
         return Self.sent(name)
+    }
+
+    /// FCM's UNREGISTERED for a device it no longer reaches. An iPhone whose app was uninstalled is one APNs refuses
+    /// (410 Unregistered), and FCM, forwarding the message, hands that back in an ApnsError (an answer captured in
+    /// codedge-llc/pigeon's tests); a token FCM expired itself, or a `validate_only` message, never reaches APNs.
+    private func unregistered(_ device: DeviceEntry, validateOnly: Bool) async -> ServerResponse {
+        guard device.platform == .ios, !validateOnly, await state.uninstalledAt(device) != nil else { return FCMError.unregistered() }
+        return FCMError.apnsRefusal(.unregistered, violations: [])
+    }
+
+    /// What APNs answers the request FCM makes for one iPhone, given the findings that refuse the message: nil when
+    /// FCM refuses it first (a finding of FCM's own) or APNs takes it. The APNs endpoint's rules, in its order: the
+    /// topic (FCM sends the app's bundle ID unless `apns.headers` names another), then each finding's reason
+    /// (`APNsReason.refusing`). Its BadPayload is not Apple's and FCM builds the payload itself: such a finding is
+    /// FCM's refusal.
+    static func apnsRefusal(_ refusals: [Diagnostic], headers: [String: JSONValue]?, device: DeviceEntry) -> APNsReason? {
+        let reasons = refusals.map { APNsReason.refusing($0.code).flatMap { $0 == .badPayload ? nil : $0 } }
+        guard !reasons.contains(where: { $0 == nil }) else { return nil }
+        if device.bundleId != nil, let topic = headers?.first(where: { $0.key.lowercased() == "apns-topic" })?.value.stringValue,
+           !device.isAppTopic(topic) {
+            return .deviceTokenNotForTopic
+        }
+        return reasons.first ?? nil
     }
 
     /// FCM's answer to a message sent: `{"name": "projects/<project>/messages/<id>"}`, written by hand (the same bytes
@@ -188,13 +217,21 @@ struct FCMEndpoint: Sendable {
     }
 }
 
-/// FCM's errors: a google.rpc.Status with the FcmError detail the Admin SDKs branch on, and for a bad field a
-/// google.rpc.BadRequest naming it (Firebase: "FCM error codes"; firebase-admin-python's messaging.py).
+/// FCM's errors: a google.rpc.Status with the FcmError detail the Admin SDKs branch on, an ApnsError when APNs
+/// refused what FCM forwarded, and for a bad field a google.rpc.BadRequest naming it (Firebase: "FCM error codes",
+/// the ApnsError reference; firebase-admin-python's messaging.py).
 enum FCMError {
-    static func body(_ status: Int, _ code: String, _ message: String, errorCode: String?, violations: [(String, String)]) -> ServerResponse {
+    static func body(
+        _ status: Int, _ code: String, _ message: String, errorCode: String?, apns: APNsReason? = nil, violations: [(String, String)]
+    ) -> ServerResponse {
         var details: [[String: Any]] = []
         if let errorCode {
             details.append(["@type": "type.googleapis.com/google.firebase.fcm.v1.FcmError", "errorCode": errorCode])
+        }
+        if let apns {
+            // Firebase's ApnsError reference names the fields status_code and reason; JSON carries them in lowerCamelCase,
+            // as it does FcmError's error_code.
+            details.append(["@type": "type.googleapis.com/google.firebase.fcm.v1.ApnsError", "statusCode": apns.status, "reason": apns.rawValue])
         }
         if !violations.isEmpty {
             details.append([
@@ -221,6 +258,22 @@ enum FCMError {
 
     static func unregistered() -> ServerResponse {
         body(404, "NOT_FOUND", "Requested entity was not found.", errorCode: "UNREGISTERED", violations: [])
+    }
+
+    /// APNs refused the message FCM forwarded: the FcmError for APNs's status, and APNs's status and reason in an
+    /// ApnsError detail (Firebase: ApnsError, ErrorCode). A 403 (APNs refused the project's key or certificate) is
+    /// 401 THIRD_PARTY_AUTH_ERROR and a 410 404 UNREGISTERED, as captured answers show them
+    /// (cheddar-me/firebase-admin-sdk-ruby's and codedge-llc/pigeon's tests); a header or payload APNs refuses (400,
+    /// 413) is 400 INVALID_ARGUMENT, an assumption (docs/serve.md).
+    static func apnsRefusal(_ reason: APNsReason, violations: [(String, String)]) -> ServerResponse {
+        switch reason.status {
+        case 403:
+            body(401, "UNAUTHENTICATED", "Auth error from APNS or Web Push Service", errorCode: "THIRD_PARTY_AUTH_ERROR", apns: reason, violations: violations)
+        case 410:
+            body(404, "NOT_FOUND", "Requested entity was not found.", errorCode: "UNREGISTERED", apns: reason, violations: violations)
+        default:
+            body(400, "INVALID_ARGUMENT", "Request contains an invalid argument.", errorCode: "INVALID_ARGUMENT", apns: reason, violations: violations)
+        }
     }
 
     static func internalError() -> ServerResponse {

@@ -1,7 +1,7 @@
 """firebase-admin (Google's own Python Admin SDK) sending to `nse serve`, for NSEServerTests.
 
 Usage: fcm_admin_client.py PORT PROJECT SCENARIO TOKEN...  (for the topic and condition scenarios: the topic or condition;
-for send_fid and multicast_fids: Firebase Installation IDs)
+for send_fid and multicast_fids: Firebase Installation IDs; for apns_headers: the token, then the APNs headers as JSON)
 Prints one JSON object: what the SDK returned or raised, so the Swift test can check it.
 The SDK has no setting for its FCM host (device-behaviour.md section 8): the test points its class attribute at the
 emulator, and the service account's token_uri at the emulator's /token, which google-auth then calls itself.
@@ -45,7 +45,13 @@ def main():
             **extra)
 
     def describe(error):
-        return {"exception": type(error).__name__, "code": error.code, "http_status": error.http_response.status_code if error.http_response is not None else None}
+        described = {"exception": type(error).__name__, "code": error.code, "http_status": error.http_response.status_code if error.http_response is not None else None}
+        # The SDK branches on the FcmError detail alone; the ApnsError beside it reaches code that reads the answer.
+        try:
+            described["details"] = error.http_response.json()["error"]["details"]
+        except (AttributeError, KeyError, TypeError, ValueError):
+            pass
+        return described
 
     result = {}
     try:
@@ -64,6 +70,8 @@ def main():
             ]
         elif scenario == "dry_run":
             result["name"] = messaging.send(message(tokens[0]), dry_run=True, app=app)
+        elif scenario == "apns_headers":
+            result["name"] = messaging.send(message(tokens[0], apns=messaging.APNSConfig(headers=json.loads(tokens[1]))), app=app)
         elif scenario == "reserved_data_key":
             result["name"] = messaging.send(message(tokens[0], data={"from": "shop"}), app=app)
         elif scenario == "topic":

@@ -151,6 +151,9 @@ def main():
                          expect=200).json().get("name", "")
     check.request("fcmSend", send, headers=bearer, json={"message": {"token": fcm_token, "data": {"count": 3}}}, expect=400)
     check.request("fcmSend", send, json={"message": {"token": fcm_token}}, expect=401)
+    # APNs refuses what FCM forwards to the iPhone: FCM's error with an ApnsError detail.
+    check.request("fcmSend", send, headers=bearer, json={"message": {"token": fcm_token, "notification": {"title": "Hi"},
+                  "apns": {"headers": {"apns-priority": "7"}}}}, expect=400)
     check.request("fcmSend", f"/v1/projects/other-project/messages:send", headers=bearer,
                   json={"message": {"token": fcm_token, "notification": {"title": "Hi"}}}, expect=403)
 
@@ -159,6 +162,8 @@ def main():
     check.request("fcmSend", send, headers=bearer, json={"message": {"token": fcm_token}}, expect=429)
     check.request("setFault", "/emulator/v1/faults", json={"service": "fcm", "status": 503, "count": 1}, expect=200)
     check.request("fcmSend", send, headers=bearer, json={"message": {"token": fcm_token}}, expect=503)
+    check.request("setFault", "/emulator/v1/faults", json={"service": "fcm", "status": 401, "count": 1}, expect=200)
+    check.request("fcmSend", send, headers=bearer, json={"message": {"token": fcm_token}}, expect=401)
     check.request("setFault", "/emulator/v1/faults", json={"service": "apns", "status": 500, "count": 1}, expect=200)
     check.request("apnsSend", f"/3/device/{apns_token}", headers=apns_headers, content=payload, expect=500)
     check.request("setFault", "/emulator/v1/faults", json={"service": "apns", "status": 429, "count": 1}, expect=200)
