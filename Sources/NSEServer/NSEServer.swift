@@ -42,6 +42,10 @@ public final class NSEServer: Sendable {
         /// A provider token other than the one a connection uses, sent on it sooner than this after that one's first
         /// use, gets 429 TooManyProviderTokenUpdates (Apple: refresh "no more than once every 20 minutes"); nil: never.
         public var providerTokenUpdateInterval: TimeInterval? = 20 * 60
+        /// The most tokens of each kind (APNs tokens, FCM registration tokens, Firebase Installation IDs) that keep
+        /// answering as replaced ones after a reinstall or a rotation (APNs 410, FCM UNREGISTERED); past it the oldest
+        /// is forgotten and answers as an unknown token (APNs BadDeviceToken, FCM INVALID_ARGUMENT).
+        public var retiredTokenLimit = RetiredTokens.defaultLimit
 
         public init(dataDirectory: URL) {
             self.dataDirectory = dataDirectory
@@ -92,7 +96,8 @@ public final class NSEServer: Sendable {
         }
         let clock = EmulatorClock(base: configuration.clock)
         let state = try ServeState(
-            devices: configuration.devices, dataDirectory: configuration.dataDirectory, clock: clock, fcmTokenExpiry: configuration.fcmTokenExpiry)
+            devices: configuration.devices, dataDirectory: configuration.dataDirectory, clock: clock, fcmTokenExpiry: configuration.fcmTokenExpiry,
+            retiredTokenLimit: configuration.retiredTokenLimit)
         let deliveries = Deliveries(state: state, pipeline: PhonePipeline(defaults: configuration.pipeline, extensionCache: configuration.extensionCache))
         let replayed = await state.replay()
         try await state.journalActivityStart()

@@ -35,7 +35,8 @@ struct ServeFixture {
     static func start(
         devices: String = devicesJSON, acceptAnyToken: Bool = false, data: URL? = nil, tls: Bool = false,
         idleTimeout: Duration = .seconds(300), requestTimeout: Duration = .seconds(300), maxConnections: Int? = nil,
-        proxy: ProxyOtherHosts? = nil, clock: @escaping @Sendable () -> Date = { Date() }, pipeline: PhonePipeline.Defaults? = nil
+        proxy: ProxyOtherHosts? = nil, clock: @escaping @Sendable () -> Date = { Date() }, pipeline: PhonePipeline.Defaults? = nil,
+        retiredTokenLimit: Int? = nil
     ) async throws -> ServeFixture {
         let folder = data ?? FileManager.default.temporaryDirectory.appendingPathComponent("nse-serve-test-\(UUID().uuidString)")
         if let data, !FileManager.default.fileExists(atPath: data.path) {
@@ -57,6 +58,7 @@ struct ServeFixture {
         configuration.idleTimeout = idleTimeout
         configuration.requestTimeout = requestTimeout
         configuration.maxConnections = maxConnections
+        if let retiredTokenLimit { configuration.retiredTokenLimit = retiredTokenLimit }
         return ServeFixture(server: try await NSEServer.start(configuration), data: folder)
     }
 

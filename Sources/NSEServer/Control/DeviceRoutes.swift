@@ -152,17 +152,28 @@ extension ControlAPI {
         }
     }
 
-    /// `POST /emulator/v1/devices/<token>/reinstall`, optionally `{"apnsToken": ..., "fcmToken": ..., "fid": ...}`:
-    /// the uninstalled app installed again, with new tokens (`ServeState.reinstall`).
+    /// `POST /emulator/v1/devices/<token>/reinstall`: the uninstalled app installed again, with new tokens
+    /// (`ServeState.reinstall`). The body, optional, is `Reinstall`.
     private func reinstall(key: String, _ request: ServerRequest) async -> ServerResponse {
         var given = ServeState.Installation()
         if !request.body.isEmpty {
-            let names: Set<String> = ["apnsToken", "fcmToken", "fid"]
-            guard let body = (try? JSONSerialization.jsonObject(with: Data(request.body))) as? [String: Any],
-                  body.keys.allSatisfy(names.contains), body.values.allSatisfy({ $0 is String }) else {
-                return Self.error(400, #"Expected no body, or {"apnsToken": "<64 hexadecimal digits>", "fcmToken": "<an FCM registration token>", "fid": "<a Firebase Installation ID>"} (each optional: a token not given is made up)."#)
+            let usage = #"Expected no body, or {"apnsToken": "<64 hexadecimal digits>", "fcmToken": "<an FCM registration token>", "fid": "<a Firebase Installation ID>", "settings": {"authorization": "notDetermined"}, "appState": "background", "topics": ["news"]} (each optional: a token not given is made up; settings and app state not given are a device entry's defaults; no topics, none)."#
+            guard let body = (try? JSONSerialization.jsonObject(with: Data(request.body))) as? [String: Any] else {
+                return Self.error(400, usage)
             }
-            given = ServeState.Installation(apnsToken: body["apnsToken"] as? String, fcmToken: body["fcmToken"] as? String, fid: body["fid"] as? String)
+            if let other = body.keys.sorted().first(where: { !Reinstall.keys.contains($0) }) {
+                return Self.error(400, "`\(other)` is not part of a reinstall. \(usage)")
+            }
+            do {
+                let parsed = try JSONDecoder().decode(Reinstall.self, from: Data(request.body))
+                given = ServeState.Installation(
+                    apnsToken: parsed.apnsToken, fcmToken: parsed.fcmToken, fid: parsed.fid, settings: parsed.settings, appState: parsed.appState,
+                    topics: parsed.topics ?? [])
+            } catch let error as DecodingError {
+                return Self.error(400, "The reinstall is not as docs/serve.md says: \(DevicesFile.describe(error)). \(usage)")
+            } catch {
+                return Self.error(400, usage)
+            }
         }
         do {
             let done = try await state.reinstall(key: try await stableKey(key), given: given)
@@ -174,6 +185,20 @@ extension ControlAPI {
         } catch {
             return Self.error(error.status, error.message)
         }
+    }
+
+    /// A reinstall's body: the new installation's tokens (each made up when not given), and what the app's first
+    /// launch did: the user's answer when it asked for permission (`settings`, read as the devices file's are), its
+    /// state after, and the FCM topics its code subscribed the new token to.
+    struct Reinstall: Decodable {
+        static let keys: Set<String> = ["apnsToken", "fcmToken", "fid", "settings", "appState", "topics"]
+
+        var apnsToken: String?
+        var fcmToken: String?
+        var fid: String?
+        var settings: DeviceEntry.Settings?
+        var appState: DeviceEntry.AppState?
+        var topics: [String]?
     }
 
     /// `POST /emulator/v1/client-certificates {"topic": "<bundle ID>", "environment": "development" | "production"}`:

@@ -191,8 +191,8 @@ extension PhonesPageAssets {
               }
             });
           });
-          // A reinstall gives the app new tokens (the old ones keep getting Unregistered): the phone is drawn again
-          // with them, and the send form lists the new FCM token.
+          // A reinstall gives the app new tokens (the old ones keep getting Unregistered) and a new installation's
+          // settings, state and topics: the phone is drawn again with them, and the send form lists the new FCM token.
           var reinstall = el('button', {type: 'button', className: 'reinstall', text: 'Reinstall the app', disabled: !entry.uninstalledAt});
           reinstall.addEventListener('click', function () {
             call('POST', devicePath(device.key) + '/reinstall').then(function (answer) {
@@ -203,7 +203,7 @@ extension PhonesPageAssets {
                 entry.section.replaceWith(fresh);
                 entry.section = fresh;
                 fillTargets();
-                fresh.querySelector('.controls output').textContent = 'Reinstalled with new tokens: the old ones keep getting Unregistered.';
+                fresh.querySelector('.controls output').textContent = 'Reinstalled with new tokens (the old ones keep getting Unregistered), as a new install: notifications allowed when asked, no FCM topics.';
                 return redraw(entry);
               }
               status.textContent = 'Not reinstalled: ' + ((answer.json && answer.json.error) || answer.status);

@@ -16,20 +16,16 @@ import Foundation
 /// (`ServeState.Loaded.read`).
 struct JournalCheckpoint: Codable, Sendable {
     static let fileName = "journal.checkpoint"
-    /// 2: with the tokens reinstalls replaced (`retiredAPNsTokens`, `retiredFIDs`); a format-1 checkpoint is not used.
-    static let format = 2
+    /// 3: the tokens rotations and reinstalls replaced in lists, oldest first (`RetiredTokens.Entry`), since only so
+    /// many are kept and the oldest is forgotten first; 2 kept them in maps, without their order. A checkpoint of
+    /// another format is not used: the whole journal is read.
+    static let format = 3
     /// The first line: this tag, the format and the checksum of the rest (FNV-1a, hex).
     static let tag = "nse-journal-checkpoint"
 
     struct Device: Codable, Sendable {
         var key: String
         var device: DeviceEntry
-    }
-
-    /// An APNs token a reinstall replaced: the device it was, and when its app was uninstalled.
-    struct RetiredAPNsToken: Codable, Sendable {
-        var key: String
-        var uninstalledAt: Int64
     }
 
     var format = Self.format
@@ -49,9 +45,10 @@ struct JournalCheckpoint: Codable, Sendable {
     var skipped: Int
     var devices: [Device]
     var uninstalled: [String: Int64]
-    var retiredFCMTokens: [String: String]
-    var retiredAPNsTokens: [String: RetiredAPNsToken]
-    var retiredFIDs: [String: String]
+    /// The tokens rotations and reinstalls replaced, each kind oldest first.
+    var retiredFCMTokens: [RetiredTokens.Entry]
+    var retiredAPNsTokens: [RetiredTokens.Entry]
+    var retiredFIDs: [RetiredTokens.Entry]
     var newest: [String: Int]
     var clockOffset: Double
     /// Milliseconds on the emulator's clock, as the `active` lines say.
@@ -104,7 +101,9 @@ struct JournalCheckpoint: Codable, Sendable {
         guard let newline = file.firstIndex(of: 0x0A) else { return (nil, "no header") }
         let header = String(decoding: file[file.startIndex..<newline], as: UTF8.self).split(separator: " ")
         let body = file[file.index(after: newline)...]
-        guard header.count == 3, header[0] == tag, header[1] == String(format), header[2] == hex(HistoryIndex.hash(bytes: body)) else {
+        guard header.count == 3, header[0] == tag else { return (nil, "no header") }
+        guard header[1] == String(format) else { return (nil, "its format is \(header[1].prefix(16)), not \(format)") }
+        guard header[2] == hex(HistoryIndex.hash(bytes: body)) else {
             return (nil, "its checksum does not hold")
         }
         guard let checkpoint = try? JSONDecoder().decode(JournalCheckpoint.self, from: Data(body)), checkpoint.format == format,

@@ -149,11 +149,13 @@ actor ServeState {
     let clock: EmulatorClock
     /// FCM registration tokens replaced by a rotation or a reinstall, and the key of the device they were: FCM
     /// answers them UNREGISTERED.
-    private var retiredFCMTokens: [String: String] = [:]
+    private var retiredFCMTokens: RetiredTokens
     /// APNs tokens (lowercase) and Firebase Installation IDs a reinstall replaced: the key of the device they were,
-    /// and when the app they belonged to was uninstalled (APNs's 410 `timestamp`).
-    private var retiredAPNsTokens: [String: (key: String, uninstalledAt: Int64)] = [:]
-    private var retiredFIDs: [String: String] = [:]
+    /// and for an APNs token when the app it belonged to was uninstalled (APNs's 410 `timestamp`).
+    private var retiredAPNsTokens: RetiredTokens
+    private var retiredFIDs: RetiredTokens
+    /// The most tokens of each kind kept retired (`RetiredTokens`): past it the oldest answers as an unknown one.
+    let retiredTokenLimit: Int
     /// Devices `--accept-any-token` is registering (their journal lines being written), counted against the cap.
     private var registering = 0
     /// When each device was last seen active (by key); a device not in it has been since `activeSince`.
@@ -181,8 +183,12 @@ actor ServeState {
     /// Reads the data folder's journal back (see `replay()`), rebuilding the index and the devices' changes, then
     /// opens it for appends. With a checkpoint it can trust (`JournalCheckpoint`), only the lines after it are read,
     /// over the state and the index it vouches for.
-    init(devices: [DeviceEntry], dataDirectory: URL, clock: EmulatorClock = EmulatorClock(base: { Date() }), fcmTokenExpiry: TimeInterval? = nil) throws(ServeSetupError) {
+    init(
+        devices: [DeviceEntry], dataDirectory: URL, clock: EmulatorClock = EmulatorClock(base: { Date() }), fcmTokenExpiry: TimeInterval? = nil,
+        retiredTokenLimit: Int = RetiredTokens.defaultLimit
+    ) throws(ServeSetupError) {
         self.dataDirectory = dataDirectory
+        self.retiredTokenLimit = retiredTokenLimit
         self.clock = clock
         self.fcmTokenExpiry = fcmTokenExpiry
         devicesFileHash = JournalCheckpoint.devicesFileHash(devices)
@@ -191,12 +197,12 @@ actor ServeState {
         var loaded: Loaded
         if let checkpoint {
             index = try HistoryIndex(directory: dataDirectory, firstSeq: checkpoint.indexFirstSeq, keepingEntries: true)
-            loaded = Loaded(devices: devices, checkpoint: checkpoint)
+            loaded = Loaded(devices: devices, checkpoint: checkpoint, retiredTokenLimit: retiredTokenLimit)
         } else {
             // Gone before the index is emptied: a checkpoint must never vouch for an index rebuilt halfway.
             JournalCheckpoint.remove(in: dataDirectory)
             index = try HistoryIndex(directory: dataDirectory, firstSeq: 1)
-            loaded = Loaded(devices: devices)
+            loaded = Loaded(devices: devices, retiredTokenLimit: retiredTokenLimit)
         }
         let start = checkpoint.map { $0.position - $0.base } ?? 0
         var lines = 0
@@ -249,9 +255,9 @@ actor ServeState {
         let fileDevices: [DeviceEntry]
         var devices: [DeviceEntry]
         var uninstalled: [String: Int64] = [:]
-        var retiredFCMTokens: [String: String] = [:]
-        var retiredAPNsTokens: [String: (key: String, uninstalledAt: Int64)] = [:]
-        var retiredFIDs: [String: String] = [:]
+        var retiredFCMTokens: RetiredTokens
+        var retiredAPNsTokens: RetiredTokens
+        var retiredFIDs: RetiredTokens
         var newest: [String: Int] = [:]
         var nextSeq = 1
         var base: Int64 = 0
@@ -265,22 +271,25 @@ actor ServeState {
         var pending: Set<Int> = []
         var deviceOfPending: [Int: String] = [:]
 
-        init(devices: [DeviceEntry]) {
+        init(devices: [DeviceEntry], retiredTokenLimit: Int) {
             fileDevices = devices
             self.devices = devices
+            retiredFCMTokens = RetiredTokens(limit: retiredTokenLimit)
+            (retiredAPNsTokens, retiredFIDs) = (retiredFCMTokens, retiredFCMTokens)
         }
 
         /// The state a checkpoint recorded; the journal's lines after it are read next.
-        init(devices: [DeviceEntry], checkpoint: JournalCheckpoint) {
+        init(devices: [DeviceEntry], checkpoint: JournalCheckpoint, retiredTokenLimit: Int) {
             fileDevices = devices
             self.devices = checkpoint.devices.map { saved in
                 var device = saved.device
                 if saved.key != ServeState.key(of: device) { device.pinnedKey = saved.key }
                 return device
             }
-            (uninstalled, retiredFCMTokens, newest) = (checkpoint.uninstalled, checkpoint.retiredFCMTokens, checkpoint.newest)
-            retiredAPNsTokens = checkpoint.retiredAPNsTokens.mapValues { (key: $0.key, uninstalledAt: $0.uninstalledAt) }
-            retiredFIDs = checkpoint.retiredFIDs
+            (uninstalled, newest) = (checkpoint.uninstalled, checkpoint.newest)
+            retiredFCMTokens = RetiredTokens(limit: retiredTokenLimit, entries: checkpoint.retiredFCMTokens)
+            retiredAPNsTokens = RetiredTokens(limit: retiredTokenLimit, entries: checkpoint.retiredAPNsTokens)
+            retiredFIDs = RetiredTokens(limit: retiredTokenLimit, entries: checkpoint.retiredFIDs)
             (nextSeq, base, skipped) = (checkpoint.nextSeq, checkpoint.base, checkpoint.skipped)
             (clockOffset, lastActive, activeSince) = (checkpoint.clockOffset, checkpoint.lastActive, checkpoint.activeSince)
         }
@@ -348,8 +357,9 @@ actor ServeState {
                 nextSeq = max(nextSeq, (object["nextSeq"] as? NSNumber)?.intValue ?? 1)
                 index.reset(firstSeq: nextSeq)
                 // A clear forgets every change to the devices too (`ServeState.clear`).
-                (newest, pending, deviceOfPending, uninstalled, retiredFCMTokens) = ([:], [], [:], [:], [:])
-                (retiredAPNsTokens, retiredFIDs) = ([:], [:])
+                (newest, pending, deviceOfPending, uninstalled) = ([:], [], [:], [:])
+                retiredFCMTokens = RetiredTokens(limit: retiredFCMTokens.limit)
+                (retiredAPNsTokens, retiredFIDs) = (retiredFCMTokens, retiredFCMTokens)
                 devices = fileDevices
                 (clockOffset, lastActive, activeSince) = (0, [:], nil)
             case "device":
@@ -359,7 +369,7 @@ actor ServeState {
                 // device of that key, or adds one. Without: a device `--accept-any-token` registered.
                 if let key = object["key"] as? String {
                     if key != ServeState.key(of: device) { device.pinnedKey = key }
-                    if let retired = object["retiredToken"] as? String { retiredFCMTokens[retired] = key }
+                    if let retired = object["retiredToken"] as? String { retiredFCMTokens.insert(retired, .init(key: key)) }
                     if let found = devices.firstIndex(where: { ServeState.key(of: $0) == key }) {
                         devices[found] = device
                         return
@@ -394,9 +404,11 @@ actor ServeState {
                 if key != ServeState.key(of: device) { device.pinnedKey = key }
                 devices[found] = device
                 let at = (object["uninstalledAt"] as? NSNumber)?.int64Value ?? uninstalled[key] ?? 0
-                if let retired = object["retiredAPNsToken"] as? String { retiredAPNsTokens[APNsToken.normalized(retired)] = (key, at) }
-                if let retired = object["retiredFCMToken"] as? String { retiredFCMTokens[retired] = key }
-                if let retired = object["retiredFID"] as? String { retiredFIDs[retired] = key }
+                if let retired = object["retiredAPNsToken"] as? String {
+                    retiredAPNsTokens.insert(APNsToken.normalized(retired), .init(key: key, uninstalledAt: at))
+                }
+                if let retired = object["retiredFCMToken"] as? String { retiredFCMTokens.insert(retired, .init(key: key)) }
+                if let retired = object["retiredFID"] as? String { retiredFIDs.insert(retired, .init(key: key)) }
                 uninstalled[key] = nil
             default:
                 return
@@ -421,7 +433,7 @@ actor ServeState {
         // A token a reinstall replaced is the uninstalled app's: APNs answers it 410 Unregistered, as before.
         guard !retiredAPNsTokens.isEmpty, let retired = retiredAPNsTokens[APNsToken.normalized(apnsToken)],
               let device = tokens.any(retired.key).map({ devices[$0] }) else { return nil }
-        return (device, retired.uninstalledAt)
+        return (device, retired.uninstalledAt ?? 0)
     }
 
     func device(fcmToken: String) -> DeviceEntry? {
@@ -442,7 +454,7 @@ actor ServeState {
     func deviceAndUnregistered(fid: String) -> (device: DeviceEntry, unregistered: Bool)? {
         if let device = device(fid: fid) { return (device, fcmTokenUnregistered(device)) }
         // An installation a reinstall replaced was deleted with the app: UNREGISTERED, as while it was uninstalled.
-        guard let key = retiredFIDs[fid], let device = tokens.any(key).map({ devices[$0] }) else { return nil }
+        guard let key = retiredFIDs[fid]?.key, let device = tokens.any(key).map({ devices[$0] }) else { return nil }
         return (device, true)
     }
 
@@ -518,7 +530,7 @@ actor ServeState {
     /// rotation or a reinstall replaced.
     func device(key: String) -> DeviceEntry? {
         if let index = tokens.any(key) { return devices[index] }
-        guard let retired = retiredAPNsTokens[APNsToken.normalized(key)]?.key ?? retiredFCMTokens[key] ?? retiredFIDs[key] else { return nil }
+        guard let retired = retiredAPNsTokens[APNsToken.normalized(key)]?.key ?? retiredFCMTokens[key]?.key ?? retiredFIDs[key]?.key else { return nil }
         return tokens.any(retired).map { devices[$0] }
     }
 
@@ -674,9 +686,9 @@ actor ServeState {
         pendingCount = [:]
         uninstalled = [:]
         devices = fileDevices
-        retiredFCMTokens = [:]
-        retiredAPNsTokens = [:]
-        retiredFIDs = [:]
+        retiredFCMTokens = RetiredTokens(limit: retiredTokenLimit)
+        retiredAPNsTokens = retiredFCMTokens
+        retiredFIDs = retiredFCMTokens
         lastActive = [:]
         clock.reset()
         activeSince = clock.now()
@@ -722,9 +734,8 @@ actor ServeState {
         let snapshot = JournalCheckpoint(
             position: position, base: base, indexFirstSeq: index.firstSeq, indexLength: index.length, devicesFile: devicesFileHash,
             nextSeq: nextSeq, skipped: journalSkipped, devices: devices.map { JournalCheckpoint.Device(key: Self.key(of: $0), device: $0) },
-            uninstalled: uninstalled, retiredFCMTokens: retiredFCMTokens,
-            retiredAPNsTokens: retiredAPNsTokens.mapValues { JournalCheckpoint.RetiredAPNsToken(key: $0.key, uninstalledAt: $0.uninstalledAt) },
-            retiredFIDs: retiredFIDs, newest: newest, clockOffset: clock.offsetSeconds,
+            uninstalled: uninstalled, retiredFCMTokens: retiredFCMTokens.entries, retiredAPNsTokens: retiredAPNsTokens.entries,
+            retiredFIDs: retiredFIDs.entries, newest: newest, clockOffset: clock.offsetSeconds,
             lastActive: lastActive.mapValues(Self.milliseconds), activeSince: activeSinceJournaled ? Self.milliseconds(activeSince) : nil)
         let (journal, directory, indexURL) = (journal, dataDirectory, index.url)
         let written = await BlockingExecutor.shared.run("nse.serve.checkpoint") { () -> Bool in
@@ -937,24 +948,33 @@ extension ServeState {
         rotated = Self.pinned(rotated, to: key)
         try await journalDevice(rotated, key: key, retiredToken: old)
         if let again = devices.firstIndex(where: { Self.key(of: $0) == key }) { devices[again] = rotated }
-        retiredFCMTokens[old] = key
+        retiredFCMTokens.insert(old, .init(key: key))
         // A new token is a fresh one: its inactivity counts from now.
         await markActive(key)
         return (rotated, old)
     }
 
-    /// The tokens a reinstall gives the device, each given by the caller or made up (nil: the device has none).
+    /// A new installation of the app: its tokens, each given by the caller or made up (nil), and what its first
+    /// launch left: the user's answer when the app asked for permission, the app's state, the topics its code
+    /// subscribed the new FCM token to. `settings` and `appState` nil: what a device entry that does not give them has.
     struct Installation: Sendable {
         var apnsToken: String?
         var fcmToken: String?
         var fid: String?
+        var settings: DeviceEntry.Settings?
+        var appState: DeviceEntry.AppState?
+        var topics: [String] = []
     }
 
     /// Installs the device's uninstalled app again, as a new installation: a new APNs token, FCM registration token
     /// and Firebase Installation ID for those the device has (the ones `given`, or made up in the services' forms).
     /// The ones replaced keep the answers of the uninstalled app (APNs 410 Unregistered with the uninstall's time,
-    /// FCM UNREGISTERED). The device keeps its key, so its history stays where it was, and its settings, topics and
-    /// extension. Returns the device and what it had before (its tokens, and when the app was uninstalled).
+    /// FCM UNREGISTERED). What belonged to the deleted installation goes with it: the user's notification settings
+    /// (asked again: `given.settings`, else a device entry's default, allowed), the app's state (`given.appState`, else
+    /// a device entry's default) and the FCM topics (a subscription is the token's: the new one has `given.topics`).
+    /// The device keeps its key, so its history stays where it was, and its name, extension and foreground
+    /// presentation (the app's code). Returns the device and what it had before (its tokens, and when the app was
+    /// uninstalled).
     func reinstall(key: String, given: Installation) async throws(DeviceChangeError) -> (device: DeviceEntry, previous: Installation, uninstalledAt: Int64) {
         guard let index = devices.firstIndex(where: { Self.key(of: $0) == key }) else {
             throw DeviceChangeError(status: 404, message: "No device has the token \(key).")
@@ -970,7 +990,14 @@ extension ServeState {
         if given.fcmToken != nil || given.fid != nil, current.fcm == nil {
             throw DeviceChangeError(status: 400, message: "The device has no FCM token: an FCM token and an installation ID are FCM's.")
         }
+        if !given.topics.isEmpty, current.fcm == nil {
+            throw DeviceChangeError(status: 400, message: "The device has no FCM token: topics are FCM's.")
+        }
         var reinstalled = current
+        // The deleted installation's settings and state are gone with it: the new one's are a device entry's unless given.
+        let fresh = DeviceEntry(name: current.name, platform: current.platform)
+        reinstalled.settings = given.settings ?? fresh.settings
+        reinstalled.appState = given.appState ?? fresh.appState
         if current.apns != nil {
             let token = given.apnsToken ?? Self.madeUpAPNsToken()
             guard APNsToken.isWellFormed(token) else {
@@ -990,6 +1017,10 @@ extension ServeState {
                 throw DeviceChangeError(status: 409, message: "The FCM token \(token) is already a device's, or was one.")
             }
             reinstalled.fcm?.token = token
+            // Subscriptions are the token's: the new one has those its app's first launch made, each once.
+            var topics: [String] = []
+            for topic in given.topics where !topics.contains(topic) { topics.append(topic) }
+            reinstalled.fcm?.topics = topics
             // A new installation has a new installation ID (when the app had one, or one is given).
             if let fid = given.fid ?? (current.fcm?.fid != nil ? Self.madeUpFID() : nil) {
                 guard FCMInstallationID.isWellFormed(fid) else {
@@ -1001,7 +1032,14 @@ extension ServeState {
                 reinstalled.fcm?.fid = fid
             }
         }
+        do {
+            // The rules a device entry meets (topic names and count, among the rest), as a change's are checked.
+            try reinstalled.check(place: "The reinstalled device")
+        } catch {
+            throw DeviceChangeError(status: 400, message: error.description)
+        }
         reinstalled = Self.pinned(reinstalled, to: key)
+        // The whole device: its new tokens, settings, state and topics, which a restart reads back from this line.
         let encoded = (try? JSONEncoder().encode(reinstalled)) ?? Data()
         var line: [String: Any] = [
             "type": "reinstall", "key": key, "uninstalledAt": uninstalledAt,
@@ -1016,9 +1054,9 @@ extension ServeState {
             throw DeviceChangeError(status: 500, message: error.description)
         }
         if let again = devices.firstIndex(where: { Self.key(of: $0) == key }) { devices[again] = reinstalled }
-        if let old = previous.apnsToken { retiredAPNsTokens[APNsToken.normalized(old)] = (key, uninstalledAt) }
-        if let old = previous.fcmToken { retiredFCMTokens[old] = key }
-        if let old = previous.fid, old != reinstalled.fcm?.fid { retiredFIDs[old] = key }
+        if let old = previous.apnsToken { retiredAPNsTokens.insert(APNsToken.normalized(old), .init(key: key, uninstalledAt: uninstalledAt)) }
+        if let old = previous.fcmToken { retiredFCMTokens.insert(old, .init(key: key)) }
+        if let old = previous.fid, old != reinstalled.fcm?.fid { retiredFIDs.insert(old, .init(key: key)) }
         uninstalled[key] = nil
         // New tokens are fresh ones: FCM's inactivity counts from now.
         await markActive(key)

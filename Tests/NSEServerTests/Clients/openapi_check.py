@@ -278,7 +278,9 @@ def main():
     check.request("phonesPageNotification", "/phones/notifications/999999", expect=404)
     # Reinstall: new tokens; the old APNs token stays 410; an installed app cannot be reinstalled.
     check.request("reinstallApp", f"/emulator/v1/devices/{apns_token}/reinstall", json={"apnsToken": 3}, expect=400)
-    check.request("reinstallApp", f"/emulator/v1/devices/{apns_token}/reinstall", json={"apnsToken": "e" * 64}, expect=200)
+    check.request("reinstallApp", f"/emulator/v1/devices/{apns_token}/reinstall", json={"settings": {"authorization": "maybe"}}, expect=400)
+    check.request("reinstallApp", f"/emulator/v1/devices/{apns_token}/reinstall",
+                  json={"apnsToken": "e" * 64, "settings": {"authorization": "notDetermined"}, "appState": "notRunning", "topics": ["news"]}, expect=200)
     check.request("reinstallApp", f"/emulator/v1/devices/{apns_token}/reinstall", expect=409)
     check.request("reinstallApp", "/emulator/v1/devices/nobody/reinstall", expect=404)
     check.request("apnsSend", f"/3/device/{apns_token}", headers=apns_headers, content=payload, expect=410)
