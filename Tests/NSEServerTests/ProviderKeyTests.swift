@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import NSEServer
+import Synchronization
 import Testing
 
 /// With the key's public part in the devices file, a provider token must be signed by it (ES256) and issued by
@@ -19,13 +20,13 @@ struct ProviderKeyTests {
     }
 
     /// A JWT signed as a backend signs it: ES256 over `header.claims`, the signature as r and s (JWS).
-    static func signed(_ key: P256.Signing.PrivateKey, kid: String = kid, team: String = team) throws -> String {
+    static func signed(_ key: P256.Signing.PrivateKey, kid: String = kid, team: String = team, issuedAt: Date = Date()) throws -> String {
         func base64URL(_ data: Data) -> String {
             data.base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
                 .replacingOccurrences(of: "=", with: "")
         }
         let header = base64URL(Data(#"{"alg":"ES256","kid":"\#(kid)"}"#.utf8))
-        let claims = base64URL(Data(#"{"iss":"\#(team)","iat":\#(Int(Date().timeIntervalSince1970))}"#.utf8))
+        let claims = base64URL(Data(#"{"iss":"\#(team)","iat":\#(Int(issuedAt.timeIntervalSince1970))}"#.utf8))
         let signature = try key.signature(for: Data("\(header).\(claims)".utf8))
         return "\(header).\(claims).\(base64URL(signature.rawRepresentation))"
     }
@@ -44,6 +45,35 @@ struct ProviderKeyTests {
             let answer = try await apns(fixture, authorization: "bearer \(token)")
             #expect(answer.status == 403)
             #expect(answer.json?["reason"] as? String == "InvalidProviderToken")
+        }
+    }
+
+    /// A sender that goes on with an expired token is answered ExpiredProviderToken each time, its age judged on
+    /// the emulator's clock at every request (its signature verified once): with the clock set back, the same token
+    /// is accepted. A token another key signed stays InvalidProviderToken, expired or not.
+    @Test func anExpiredTokensAgeIsJudgedAtEveryRequest() async throws {
+        let key = P256.Signing.PrivateKey()
+        let offset = ClockOffset()
+        let fixture = try await ServeFixture.start(devices: Self.devices(key), clock: { Date().addingTimeInterval(offset.seconds) })
+        defer { Task { await fixture.stop() } }
+        let expired = try Self.signed(key, issuedAt: Date().addingTimeInterval(-4000))
+        let forged = try Self.signed(P256.Signing.PrivateKey(), issuedAt: Date().addingTimeInterval(-4000))
+        for _ in 0..<2 {
+            let answer = try await apns(fixture, authorization: "bearer \(expired)")
+            #expect(answer.status == 403)
+            #expect(answer.json?["reason"] as? String == "ExpiredProviderToken")
+            #expect(try await apns(fixture, authorization: "bearer \(forged)").json?["reason"] as? String == "InvalidProviderToken")
+        }
+        offset.seconds = -3600
+        #expect(try await apns(fixture, authorization: "bearer \(expired)").status == 200)
+        #expect(try await apns(fixture, authorization: "bearer \(forged)").json?["reason"] as? String == "InvalidProviderToken")
+    }
+
+    final class ClockOffset: Sendable {
+        private let value = Mutex<TimeInterval>(0)
+        var seconds: TimeInterval {
+            get { value.withLock { $0 } }
+            set { value.withLock { $0 = newValue } }
         }
     }
 

@@ -130,7 +130,9 @@ struct APNsEndpoint: Sendable {
             return now.timeIntervalSince1970 - issuedAt > ProviderToken.maxAge ? .expiredProviderToken : nil
         }
         let reason = ProviderToken.check(authorization, now: now, keys: providerKeys)
-        if reason == nil, let authorization {
+        // An expired token passed its form and signature too (`ProviderToken.check` judges its age last): a sender
+        // that goes on with it is answered from here, its age judged again each time, without verifying it again.
+        if reason == nil || reason == .expiredProviderToken, let authorization {
             let sections = authorization.split(separator: " ", maxSplits: 1).last?.split(separator: ".", omittingEmptySubsequences: false) ?? []
             if sections.count == 3, let issuedAt = (ProviderToken.json(sections[1])?["iat"] as? NSNumber)?.doubleValue {
                 verifiedTokens.insert(authorization, issuedAt: issuedAt)
