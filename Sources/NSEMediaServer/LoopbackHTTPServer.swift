@@ -257,6 +257,10 @@ final class ServerCore: Sendable {
             state.phase = .stopping
             // Under the lock, so no connection can close its socket (and the number be reused) meanwhile.
             for fd in state.connections.values { shutdown(fd, Int32(SHUT_RDWR)) }
+            // The port stops listening now (Linux ends a listening socket at its shutdown: a new connection is
+            // refused), not when the last thread has left and the descriptor is closed, which on a busy machine can
+            // be after stop() has returned.
+            shutdown(listener.fd, Int32(SHUT_RDWR))
             return true
         }
         if stoppingNow {
