@@ -119,6 +119,8 @@ final class HTTP2StreamHandler: ChannelInboundHandler {
         }
     }
 
+    /// An error on the stream (a frame SwiftNIO's HTTP/2 refuses): the stream is reset; the connection and its other
+    /// streams go on.
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
         context.close(promise: nil)
     }
