@@ -1,5 +1,6 @@
 // The ceiling `make bench-serve` measures `nse serve` against: the same SwiftNIO stack on one loopback port
-// (HTTP/2 with prior knowledge, else HTTP/1.1; each HTTP/2 stream turned into HTTP/1 parts as `nse serve` does),
+// (HTTP/2 with prior knowledge, else HTTP/1.1; each HTTP/2 stream turned into HTTP/1 parts by SwiftNIO's codec, the
+// least code a SwiftNIO server needs, where `nse serve` reads a stream's frames itself),
 // answering every request 200 with an empty body and checking nothing. Whatever `nse serve` costs beyond this
 // is its own work: routing, the checks stage, the journal, the delivery pipeline.
 //

@@ -9,8 +9,9 @@ import Synchronization
 
 /// One listening port that speaks HTTP/1.1 and HTTP/2 over plain TCP: a connection that opens with the HTTP/2
 /// preface (RFC 9113 section 3.4, "prior knowledge", what `curl --http2-prior-knowledge` and APNs clients
-/// configured for h2c send) gets SwiftNIO's HTTP/2 stack, any other gets its HTTP/1.1 stack. Each HTTP/2 stream
-/// is turned into the same request parts as HTTP/1.1, so the endpoints see one kind of request.
+/// configured for h2c send) gets SwiftNIO's HTTP/2 stack, any other gets its HTTP/1.1 stack. An HTTP/2 stream
+/// (`HTTP2StreamHandler`) and an HTTP/1.1 request (`RequestHandler`) both become a `ServerRequest`, so the endpoints
+/// see one kind of request.
 public final class HTTPServer: Sendable {
     /// The largest body read: PushReader's input limit (256 times APNs' 4096 bytes). A longer body is drained,
     /// not kept, and its request marked `bodyTooLarge`, so memory stays bounded whatever a client sends.
