@@ -1,6 +1,5 @@
 import Foundation
 import NSEPush
-import Synchronization
 
 /// APNs's provider API: `POST /3/device/<token>` (Apple: "Sending notification requests to APNs"). Each refusal
 /// is the status and reason APNs gives; an accepted push is journaled, answered 200, then delivered to the phone.
@@ -14,7 +13,8 @@ struct APNsEndpoint: Sendable {
     var tokenUpdates: ProviderTokenUpdates?
     /// Provider tokens whose form and signature passed: a backend reuses one token for up to an hour (Apple asks it
     /// to), so its ES256 verification, the dearest check of all, runs once, not at every push.
-    let verifiedTokens = VerifiedProviderTokens()
+    /// The `authorization` values whose provider token passed its form and signature checks, with their `iat`.
+    let verifiedTokens = VerifiedCredentials<Double>()
 
     static let pathPrefix = "/3/device/"
     /// Headers a request may carry once only (APNs answers DuplicateHeaders otherwise).
@@ -126,7 +126,7 @@ struct APNsEndpoint: Sendable {
     /// ProviderToken's checks, the form and signature once per distinct token, the age every time.
     func checkProviderToken(_ authorization: String?) -> APNsReason? {
         let now = clock()
-        if let authorization, let issuedAt = verifiedTokens.issuedAt(authorization) {
+        if let authorization, let issuedAt = verifiedTokens.found(authorization) {
             return now.timeIntervalSince1970 - issuedAt > ProviderToken.maxAge ? .expiredProviderToken : nil
         }
         let reason = ProviderToken.check(authorization, now: now, keys: providerKeys)
@@ -135,7 +135,7 @@ struct APNsEndpoint: Sendable {
         if reason == nil || reason == .expiredProviderToken, let authorization {
             let sections = authorization.split(separator: " ", maxSplits: 1).last?.split(separator: ".", omittingEmptySubsequences: false) ?? []
             if sections.count == 3, let issuedAt = (ProviderToken.json(sections[1])?["iat"] as? NSNumber)?.doubleValue {
-                verifiedTokens.insert(authorization, issuedAt: issuedAt)
+                verifiedTokens.insert(authorization, issuedAt)
             }
         }
         return reason
@@ -175,23 +175,5 @@ struct APNsEndpoint: Sendable {
 
     static func requestRecord(_ request: ServerRequest, id: String) -> Data {
         ServeState.requestRecord(request, idKey: "apnsId", id: id)
-    }
-}
-
-/// The `authorization` values whose provider token passed its form and signature checks, with their `iat`. Bounded:
-/// a sender that makes a new token for every push empties it now and then, and pays the verification each time.
-final class VerifiedProviderTokens: Sendable {
-    static let capacity = 1024
-    private let tokens = Mutex<[String: Double]>([:])
-
-    func issuedAt(_ authorization: String) -> Double? {
-        tokens.withLock { $0[authorization] }
-    }
-
-    func insert(_ authorization: String, issuedAt: Double) {
-        tokens.withLock { tokens in
-            if tokens.count >= Self.capacity { tokens.removeAll(keepingCapacity: true) }
-            tokens[authorization] = issuedAt
-        }
     }
 }

@@ -1,6 +1,5 @@
 import Foundation
 import NSEMedia
-import Synchronization
 
 /// The OAuth 2 access tokens `POST /token` issues and the FCM endpoint accepts. A token carries its own proof
 /// (a SHA-256 of the data folder's secret and the token's random part), so tokens outlive a clear of the state and
@@ -14,7 +13,7 @@ struct AccessTokens: Sendable {
     private let secret: String
     /// Tokens whose proof held: a sender sends with one token for up to an hour, so its SHA-256 is checked once, not
     /// at every send. Bounded: emptied when full.
-    private let proven = ProvenTokens()
+    private let proven = VerifiedCredentials<Bool>()
 
     /// Reads the data folder's secret, making one the first time.
     init(dataDirectory: URL) throws(ServeSetupError) {
@@ -39,10 +38,10 @@ struct AccessTokens: Sendable {
 
     func isValid(_ token: String) -> Bool {
         guard token.hasPrefix(Self.prefix), token.utf8.count < 200 else { return false }
-        if proven.contains(token) { return true }
+        if proven.found(token) != nil { return true }
         let parts = token.dropFirst(Self.prefix.count).split(separator: ".")
         guard parts.count == 2, proof(String(parts[0])) == parts[1] else { return false }
-        proven.insert(token)
+        proven.insert(token, true)
         return true
     }
 
@@ -55,23 +54,5 @@ struct AccessTokens: Sendable {
     private static func randomHex(_ bytes: Int) -> String {
         var generator = SystemRandomNumberGenerator()
         return (0..<bytes).map { _ in String(format: "%02x", UInt8.random(in: 0...255, using: &generator)) }.joined()
-    }
-}
-
-/// The access tokens whose proof held, at most `capacity` (emptied when full: a sender that gets a new token for
-/// every send pays the SHA-256 each time, as before).
-final class ProvenTokens: Sendable {
-    static let capacity = 1024
-    private let tokens = Mutex<Set<String>>([])
-
-    func contains(_ token: String) -> Bool {
-        tokens.withLock { $0.contains(token) }
-    }
-
-    func insert(_ token: String) {
-        tokens.withLock { tokens in
-            if tokens.count >= Self.capacity { tokens.removeAll(keepingCapacity: true) }
-            tokens.insert(token)
-        }
     }
 }

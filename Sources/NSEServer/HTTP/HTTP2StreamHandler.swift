@@ -13,6 +13,8 @@ final class HTTP2StreamHandler: ChannelInboundHandler {
 
     private let responder: any RequestResponder
     private let activity: ConnectionActivity
+    /// The connection's answers, written together.
+    private let answers: AnswerBatch
     private let connection: ConnectionContext
     /// The request must arrive whole within this time of the stream's opening.
     private let timeout: TimeAmount
@@ -22,9 +24,10 @@ final class HTTP2StreamHandler: ChannelInboundHandler {
     /// The streamed body being written on this stream, told when it closes.
     private var stream: StreamWriter?
 
-    init(responder: any RequestResponder, activity: ConnectionActivity, connection: ConnectionContext, timeout: TimeAmount) {
+    init(responder: any RequestResponder, activity: ConnectionActivity, answers: AnswerBatch, connection: ConnectionContext, timeout: TimeAmount) {
         self.responder = responder
         self.activity = activity
+        self.answers = answers
         self.connection = connection
         self.timeout = timeout
     }
@@ -111,11 +114,7 @@ final class HTTP2StreamHandler: ChannelInboundHandler {
         let answer = context.eventLoop.makeFutureWithTask { await responder.respond(to: complete) }
         answer.assumeIsolated().whenSuccess { response in
             self.activity.requestsInFlight -= 1
-            if let answers = self.activity.answers {
-                answers.add { self.write(response, context: context) }
-            } else {
-                self.write(response, context: context)
-            }
+            self.answers.add { self.write(response, context: context) }
         }
     }
 

@@ -225,13 +225,14 @@ final class ProtocolDetector: ChannelInboundHandler, RemovableChannelHandler {
         connection.targetWindowSize = HTTPServer.connectionWindowBytes
         let flushes = HeldFlushes()
         try channel.pipeline.syncOperations.addHandler(flushes)
-        activity.answers = AnswerBatch(loop: channel.eventLoop, flushes: flushes)
+        // Bound to the connection's loop, which its streams share.
+        let answers = NIOLoopBound(AnswerBatch(loop: channel.eventLoop, flushes: flushes), eventLoop: channel.eventLoop)
         _ = try channel.pipeline.syncOperations.configureHTTP2Pipeline(
             mode: .server, connectionConfiguration: connection, streamConfiguration: .init()
         ) { stream in
             stream.eventLoop.makeCompletedFuture {
                 try stream.pipeline.syncOperations.addHandler(
-                    HTTP2StreamHandler(responder: responder, activity: activity, connection: context, timeout: requestTimeout))
+                    HTTP2StreamHandler(responder: responder, activity: activity, answers: answers.value, connection: context, timeout: requestTimeout))
             }
         }
         try channel.pipeline.syncOperations.addHandler(CloseOnError())
@@ -248,8 +249,6 @@ final class ConnectionActivity: @unchecked Sendable {
     var requestsInFlight = 0
     /// HTTP/1.1: when the request being received must be whole; nil between requests.
     var requestDeadline: Scheduled<Void>?
-    /// HTTP/2: the answers ready to be written, sent together (`AnswerBatch`).
-    var answers: AnswerBatch?
 
     /// The request being received arrived whole: its deadline no longer applies.
     func requestArrived() {
