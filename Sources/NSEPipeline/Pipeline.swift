@@ -115,10 +115,13 @@ public struct Pipeline: Sendable {
         let original: NotificationContent?
         let readMilliseconds: Double
         let lintMilliseconds: Double
+        /// The run waits on nothing: it runs no extension (iOS) and downloads no image (Android), so it is CPU work
+        /// alone, done in microseconds. `nse serve` delivers such a push before answering its sender.
+        public let waitsOnNothing: Bool
 
         init(
             push: ReceivedPush, checks: CheckReport, plan: ExtensionPlan?, original: NotificationContent?, readMilliseconds: Double,
-            lintMilliseconds: Double
+            lintMilliseconds: Double, waitsOnNothing: Bool
         ) {
             self.push = push
             self.checks = checks
@@ -126,6 +129,7 @@ public struct Pipeline: Sendable {
             self.original = original
             self.readMilliseconds = readMilliseconds
             self.lintMilliseconds = lintMilliseconds
+            self.waitsOnNothing = waitsOnNothing
         }
     }
 
@@ -153,7 +157,8 @@ public struct Pipeline: Sendable {
         let plan = original.map { extensionRunner.plan(for: $0, checks: checks, profile: profile) }
         let readAhead = ReadAhead(
             push: push, checks: checks, plan: plan, original: original, readMilliseconds: readMilliseconds,
-            lintMilliseconds: checked.duration(to: clock.now).milliseconds)
+            lintMilliseconds: checked.duration(to: clock.now).milliseconds,
+            waitsOnNothing: original == nil && !(platform.includesAndroid && Self.fetchesAndroidImage(push, checks: checks)))
         if let mediaCache, let planned = plan?.download {
             mediaCache.prefetch(planned, using: fetcher, deadline: clock.now + profile.timeBudget)
         }
@@ -195,6 +200,14 @@ public struct Pipeline: Sendable {
     private func check(_ push: ReceivedPush) -> CheckReport {
         PushChecks.run(push, options: CheckOptions(
             platform: platform, profile: profile, changesContent: extensionRunner.changesContent, forecastsMedia: false))
+    }
+
+    /// Whether `verifyAndroid` may download: the message reaches Android, FCM does not refuse it, and its Android
+    /// notification names an image (`AndroidImageCheck.verify` downloads no other).
+    private static func fetchesAndroidImage(_ push: ReceivedPush, checks: CheckReport) -> Bool {
+        guard let message = push.fcmMessage, !checks.refusedByFCM else { return false }
+        let android = FCMResolver.resolveForAndroid(message)
+        return android.notification != nil && !(android.image ?? "").isEmpty
     }
 
     /// The Android side; the image the notification shows is kept in `attachmentDirectory`, as iOS attachments are.

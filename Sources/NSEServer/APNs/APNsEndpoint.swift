@@ -106,8 +106,7 @@ struct APNsEndpoint: Sendable {
                 device = registered
             }
             let record = Self.requestRecord(request, id: apnsID)
-            let accepted = try await state.accept(id: apnsID, service: "apns", device: device, request: record)
-            deliveries.start(seq: accepted.seq, generation: accepted.generation, push: checked, device: device, input: "apns:\(apnsID)")
+            try await deliveries.accept(id: apnsID, service: "apns", device: device, request: record, push: checked, input: "apns:\(apnsID)")
         } catch {
             // Not journaled: the sender must not believe the push accepted.
             return .refused(.internalServerError)

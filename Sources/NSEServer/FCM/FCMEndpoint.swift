@@ -138,9 +138,8 @@ struct FCMEndpoint: Sendable {
         let record = Self.requestRecord(request, name: name)
         for (device, push) in zip(targets, checked) {
             do {
-                let accepted = try await state.accept(id: name, service: "fcm", device: device, request: record)
                 // An iPhone gets the APNs payload FCM builds; an Android phone the message itself.
-                deliveries.start(seq: accepted.seq, generation: accepted.generation, push: push, device: device, input: "fcm:\(name)")
+                try await deliveries.accept(id: name, service: "fcm", device: device, request: record, push: push, input: "fcm:\(name)")
             } catch {
                 return FCMError.internalError()
             }

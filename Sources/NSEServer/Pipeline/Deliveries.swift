@@ -1,4 +1,5 @@
 import Foundation
+import NSEPipeline
 import NSEPush
 import Synchronization
 
@@ -107,6 +108,23 @@ final class Deliveries: Sendable {
         self.pipeline = pipeline
     }
 
+    /// Journals an accepted push, before its sender is answered, and delivers it.
+    ///
+    /// A push whose delivery waits on nothing (no extension runs, no image is downloaded:
+    /// `Pipeline.ReadAhead.waitsOnNothing`) is delivered now, and its delivery journaled in the same write as the
+    /// push: it is CPU work alone, so the answer waits a few microseconds more, the phone shows the push by the time
+    /// the sender has its 200, and the push never waits in the queue behind a burst. Any other push is queued
+    /// (`start`) and delivered after the answer.
+    func accept(id: String, service: String, device: DeviceEntry, request: Data, push: PhonePipeline.CheckedPush, input: String) async throws(ServeSetupError) {
+        if push.readAhead?.waitsOnNothing == true {
+            let result = await pipeline.deliver(push, to: device, input: input, attachments: nil)
+            _ = try await state.accept(id: id, service: service, device: device, request: request, delivery: Self.delivery(result, device: device))
+            return
+        }
+        let accepted = try await state.accept(id: id, service: service, device: device, request: request)
+        start(seq: accepted.seq, generation: accepted.generation, push: push, device: device, input: input)
+    }
+
     /// Queues a push the sender was just answered for.
     func start(seq: Int, generation: Int, push: PhonePipeline.CheckedPush, device: DeviceEntry, input: String) {
         let startsWorker = queue.withLock { queue in
@@ -166,11 +184,16 @@ final class Deliveries: Sendable {
         // none, and making then removing an empty folder for each was a tenth of the server's CPU.
         let folder = state.dataDirectory.appending(path: "attachments/\(seq)", directoryHint: .isDirectory)
         let result = await pipeline.deliver(push, to: device, input: input, attachments: folder)
+        await state.delivered(seq: seq, deviceKey: ServeState.key(of: device), generation: generation, delivery: Self.delivery(result, device: device))
+    }
+
+    /// A delivery as the journal keeps it: `{"phone": what the phone shows, "result": nse process's result}`.
+    private static func delivery(_ result: ProcessResult, device: DeviceEntry) -> Data {
         var delivery = Data(#"{"phone":"#.utf8)
         delivery.append(PhoneDisplay.json(PhoneDisplay.view(result, device: device)))
         delivery.append(contentsOf: Array(#","result":"#.utf8))
         delivery.append(PhonePipeline.json(result))
         delivery.append(contentsOf: Array("}".utf8))
-        await state.delivered(seq: seq, deviceKey: ServeState.key(of: device), generation: generation, delivery: delivery)
+        return delivery
     }
 }

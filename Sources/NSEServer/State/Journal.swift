@@ -49,7 +49,8 @@ final class Journal: Sendable {
     private enum Operation {
         /// A line, what to do once it is on disk (on the writer's thread, in file order), and whether its caller
         /// waits for the fsync (`synced`) or only for the write.
-        case append(Data, Durable?, synced: Bool)
+        /// `follower` makes a second line from the first's position, written right after it in the same write.
+        case append(Data, follower: (@Sendable (_ position: Int64) -> Data)?, Durable?, synced: Bool)
         /// Empties the file and writes `clear`'s line made for the new base.
         case truncate(@Sendable (_ base: Int64) -> Data)
     }
@@ -97,13 +98,19 @@ final class Journal: Sendable {
     ///
     /// It runs on the caller's actor (`isolation`) and returns to it without a hop: `ServeState` applies a line's
     /// change in the same turn as the append returns, so every line before `settledPosition` has its change applied.
+    ///
+    /// `follower`, when given, makes a second line from the first's position, and that line is written right after
+    /// the first, in the same write: a push delivered at once has its delivery line (which names the push's
+    /// position) in the file with the push's. Its position is the first's plus `record.count + 1`; `durable` runs
+    /// once for both.
     @discardableResult
     func append(
-        _ record: Data, synced: Bool = true, durable: Durable? = nil, isolation: isolated (any Actor)? = #isolation
+        _ record: Data, synced: Bool = true, durable: Durable? = nil, follower: (@Sendable (_ position: Int64) -> Data)? = nil,
+        isolation: isolated (any Actor)? = #isolation
     ) async throws(ServeSetupError) -> Int64 {
         var line = record
         line.append(0x0A)
-        switch await submit(.append(line, durable, synced: synced)) {
+        switch await submit(.append(line, follower: follower, durable, synced: synced)) {
         case .success(let position): return position
         case .failure(let failure): throw ServeSetupError("The journal \(url.path) could not be written (\(failure.description)).")
         }
@@ -223,9 +230,14 @@ final class Journal: Sendable {
 
             for (operation, done) in batch {
                 switch operation {
-                case .append(let line, let durable, let synced):
-                    written.append((base + end + Int64(lines.count), durable, synced, done))
+                case .append(let line, let follower, let durable, let synced):
+                    let position = base + end + Int64(lines.count)
+                    written.append((position, durable, synced, done))
                     lines.append(line)
+                    if let follower {
+                        lines.append(follower(position))
+                        lines.append(0x0A)
+                    }
                 case .truncate(let clearLine):
                     // The appends before it land first, then the file is emptied.
                     finish()

@@ -573,7 +573,12 @@ actor ServeState {
     }
 
     /// Records an accepted push (on disk before this returns) and gives its sequence number and generation.
-    func accept(id: String, service: String, device: DeviceEntry, request requestData: Data) async throws(ServeSetupError) -> (seq: Int, generation: Int) {
+    ///
+    /// `delivery`: what the phone showed, when the push was delivered before its sender's answer (`Deliveries.accept`).
+    /// Its delivery line is then written with the push's, in the same write, and the push is never pending.
+    func accept(
+        id: String, service: String, device: DeviceEntry, request requestData: Data, delivery: Data? = nil
+    ) async throws(ServeSetupError) -> (seq: Int, generation: Int) {
         let seq = nextSeq
         nextSeq += 1
         let key = Self.key(of: device)
@@ -592,26 +597,45 @@ actor ServeState {
         line.append(contentsOf: Array("}".utf8))
         let length = line.count
         let events = events
-        let position = try await journal.append(line) { position in
+        var follower: (@Sendable (Int64) -> Data)?
+        if let delivery {
+            follower = { position in Self.deliveryLine(seq: seq, push: position, delivery: delivery) }
+        }
+        let position = try await journal.append(line, durable: { position in
             events.publish(id: position, name: "accepted", device: key) {
                 NotificationRecord(seq: seq, id: id, service: service, device: key, receivedAt: receivedAt, request: requestData).json()
             }
-        }
+            if let delivery {
+                events.publish(id: position + Int64(length) + 1, name: "notification", device: key) {
+                    NotificationRecord(seq: seq, id: id, service: service, device: key, receivedAt: receivedAt, request: requestData, delivery: delivery).json()
+                }
+            }
+        }, follower: follower)
         // A clear while the line was written emptied the journal after it: the push is forgotten with the rest.
         guard generation == acceptedIn else { return (seq, acceptedIn) }
         entry.push = (position, length)
+        if let delivery {
+            entry.delivery = (position + Int64(length) + 1, Self.deliveryLine(seq: seq, push: position, delivery: Data()).count + delivery.count)
+        } else {
+            pendingCount[key, default: 0] += 1
+        }
         index.write(seq, entry)
-        pendingCount[key, default: 0] += 1
         return (seq, acceptedIn)
+    }
+
+    /// A delivery's journal line: what push `seq` (its line at `push`) showed on its phone.
+    private static func deliveryLine(seq: Int, push: Int64, delivery: Data) -> Data {
+        var line = Data(#"{"type":"delivery","seq":\#(seq),"push":\#(push),"delivery":"#.utf8)
+        line.append(delivery)
+        line.append(contentsOf: Array("}".utf8))
+        return line
     }
 
     /// Records what the phone showed for push `seq` (on device `deviceKey`); ignored when the state was cleared
     /// since it was accepted.
     func delivered(seq: Int, deviceKey: String, generation: Int, delivery: Data) async {
         guard generation == self.generation, let entry = index.entry(seq), let push = entry.push else { return }
-        var line = Data(#"{"type":"delivery","seq":\#(seq),"push":\#(push.position),"delivery":"#.utf8)
-        line.append(delivery)
-        line.append(contentsOf: Array("}".utf8))
+        let line = Self.deliveryLine(seq: seq, push: push.position, delivery: delivery)
         let length = line.count
         let (events, journal) = (events, journal)
         // A failed journal write loses only the delivery's record: a restart runs the push again. No answer waits for
