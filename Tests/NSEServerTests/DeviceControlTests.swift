@@ -100,6 +100,27 @@ struct DeviceControlTests {
         #expect(second.compactMap { $0["device"] as? String } == [ServeFixture.token])
     }
 
+    /// A topic of more devices than are journaled at once (`FCMEndpoint.fanOutWidth`, 64): every subscriber gets the
+    /// message exactly once, each as a push of its own, and each is delivered.
+    @Test func aTopicOfHundredsOfDevicesReachesEachOnce() async throws {
+        let tokens = (1...300).map { String(format: "%064x", $0) }
+        let devices = tokens.enumerated().map { index, token in
+            #"{"name": "Phone \#(index)", "apns": {"token": "\#(token)"}, "bundleId": "\#(ServeFixture.topic)", "fcm": {"token": "crowd-\#(index)", "project": "\#(ServeFixture.project)", "topics": ["crowd"]}}"#
+        }
+        let fixture = try await ServeFixture.start(devices: #"{"devices": [\#(devices.joined(separator: ","))]}"#)
+        defer { Task { await fixture.stop() } }
+        let sent = try await python("fcm_admin_client.py", [String(fixture.port), ServeFixture.project, "topic", "crowd"])
+        let name = try #require(sent["name"] as? String, "\(sent)")
+        let reached = try #require(try await curl([fixture.base + "/emulator/v1/messages/\(Self.escaped(name))"]).json?["notifications"] as? [[String: Any]])
+        #expect(reached.count == tokens.count)
+        #expect(Set(reached.compactMap { $0["device"] as? String }) == Set(tokens))
+        #expect(Set(reached.compactMap { $0["seq"] as? Int }).count == tokens.count)
+        for token in [tokens[0], tokens[150], tokens[299]] {
+            let shown = try await fixture.notifications(token)
+            #expect(shown.count == 1 && shown.first?["status"] as? String == "delivered" && shown.first?["id"] as? String == name)
+        }
+    }
+
     @Test(arguments: [
         ("'news' in topics && 'sale' in topics", [DeviceControlTests.ios2]),
         ("'news' in topics || 'sale' in topics", [ServeFixture.token, DeviceControlTests.ios2, ServeFixture.androidToken]),

@@ -136,15 +136,38 @@ struct FCMEndpoint: Sendable {
         let name = "projects/\(project)/messages/\(isTopicMessage ? FCMAudience.messageID() : Self.messageID())"
         guard !validateOnly else { return Self.sent(name) }
         let record = Self.requestRecord(request, name: name)
-        for (device, push) in zip(targets, checked) {
-            do {
-                // An iPhone gets the APNs payload FCM builds; an Android phone the message itself.
-                try await deliveries.accept(id: name, service: "fcm", device: device, request: record, push: push, input: "fcm:\(name)")
-            } catch {
-                return FCMError.internalError()
-            }
+        do {
+            try await accept(targets: zip(targets, checked), name: name, record: record)
+        } catch {
+            return FCMError.internalError()
         }
         return Self.sent(name)
+    }
+
+    /// How many of a message's devices are journaled at once: a topic's thousand devices share a few fsyncs (the
+    /// journal writes what arrives together in one), instead of one each in turn (about 0.6 s for a thousand).
+    static let fanOutWidth = 64
+
+    /// Journals and delivers the message to each target device, `fanOutWidth` at a time.
+    private func accept(targets: Zip2Sequence<[DeviceEntry], [PhonePipeline.CheckedPush]>, name: String, record: Data) async throws {
+        var one = targets.makeIterator()
+        if let (device, push) = one.next(), one.next() == nil {
+            // A message to one device (a token or an FID), the usual send: no child task.
+            return try await deliveries.accept(id: name, service: "fcm", device: device, request: record, push: push, input: "fcm:\(name)")
+        }
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            var running = 0
+            for (device, push) in targets {
+                if running == Self.fanOutWidth {
+                    try await group.next()
+                    running -= 1
+                }
+                // An iPhone gets the APNs payload FCM builds; an Android phone the message itself.
+                group.addTask { try await deliveries.accept(id: name, service: "fcm", device: device, request: record, push: push, input: "fcm:\(name)") }
+                running += 1
+            }
+            try await group.waitForAll()
+        }
     }
 
     /// FCM's UNREGISTERED for a device it no longer reaches. An iPhone whose app was uninstalled is one APNs refuses
