@@ -144,7 +144,7 @@ let package = Package(
         .executableTarget(
             name: "nse-serve",
             dependencies: [
-                "NSEServer", "NSECommandLine", "NSEMediaServer",
+                "NSEServer", "NSECommandLine", "NSEMediaServer", "NSEConcurrency",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
