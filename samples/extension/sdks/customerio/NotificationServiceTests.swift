@@ -24,7 +24,11 @@ struct CustomerIOExtensionTests {
     @Test(arguments: SDKSamples.names("customerio").filter { $0 != "slow-cdn.json" })
     func theConcurrentStyleShowsWhatTheSampleExpects(name: String) async throws {
         let (delivered, expected) = try await SDKSamples.runSample(ConcurrentNotificationService.self, sdk: "customerio", name: name, expiryGrace: .seconds(1))
-        #expect(delivered.outcome == expected.outcome, "\(delivered.diagnostics)")
+        // No request and no handler call: the Task never ran within the budget (this test process's two cooperative
+        // threads busy with other tests' work), not a difference in what the extension does.
+        #expect(
+            delivered.outcome == expected.outcome,
+            "\(delivered.diagnostics); requests: \(delivered.activity.requests.map(\.url)), handler calls: \(delivered.activity.handlerCalls.map(\.thread))")
         #expect(delivered.imageShown == expected.imageShown)
         #expect(delivered.result.verdict == expected.verdict)
     }
