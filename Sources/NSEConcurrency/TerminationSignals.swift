@@ -40,15 +40,13 @@ public enum TerminationSignals {
         }
         guard start else { return }
         var ends: [Int32] = [-1, -1]
-        guard csystem_pipe_cloexec(&ends) == 0 else {
-            fatalError("cannot catch SIGINT and SIGTERM: pipe2: \(String(cString: strerror(errno)))")
-        }
+        // Should the system refuse (no descriptor left at start), the signals keep their default action, which ends
+        // the process: unblocked here, so a process started with them blocked can still be stopped.
+        guard csystem_pipe_cloexec(&ends) == 0 else { return unblock() }
         // The handler must never block: a full pipe (thousands of signals unread) drops the byte instead.
         _ = fcntl(ends[1], F_SETFL, fcntl(ends[1], F_GETFL) | O_NONBLOCK)
         let failed = numbers.withUnsafeBufferPointer { csystem_catch_signals_into_pipe($0.baseAddress, Int32($0.count), ends[1]) }
-        guard failed == 0 else {
-            fatalError("cannot catch SIGINT and SIGTERM: sigaction: \(String(cString: strerror(failed)))")
-        }
+        guard failed == 0 else { return unblock() }
         let readEnd = ends[0]
         let thread = Thread { readSignals(from: readEnd) }
         thread.name = "nse.signals"
@@ -67,12 +65,17 @@ public enum TerminationSignals {
         kept.forEach(handler)
     }
 
-    private static func readSignals(from readEnd: Int32) {
-        // Whatever this process inherited blocked, this thread takes the signals: it always exists.
+    /// Unblocks the signals on the calling thread.
+    private static func unblock() {
         var caught = sigset_t()
         sigemptyset(&caught)
         for number in numbers { sigaddset(&caught, number) }
         pthread_sigmask(SIG_UNBLOCK, &caught, nil)
+    }
+
+    private static func readSignals(from readEnd: Int32) {
+        // Whatever this process inherited blocked, this thread takes the signals: it always exists.
+        unblock()
         var byte: UInt8 = 0
         while true {
             let count = read(readEnd, &byte, 1)
