@@ -144,7 +144,7 @@ let package = Package(
         .executableTarget(
             name: "nse-serve",
             dependencies: [
-                "NSEServer", "NSECommandLine", "NSEMediaServer",
+                "NSEServer", "NSECommandLine", "NSEMediaServer", "NSEConcurrency",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -186,14 +186,14 @@ let package = Package(
         ),
         // Runs the built `nse` and `nse-serve` executables as a user would.
         // Helpers the test targets share: the JUnit parser, comparing documented examples with real output, the
-        // fixed results the renderers' snapshots are made from.
-        .target(name: "NSETestSupport", dependencies: ["NSEPush", "NSEMedia", "NSEPipeline", "NSEReports"], path: "Tests/NSETestSupport"),
+        // fixed results the renderers' snapshots are made from, a test run again in a process of its own (`OwnProcess`).
+        .target(name: "NSETestSupport", dependencies: ["NSEPush", "NSEMedia", "NSEPipeline", "NSEReports", "NSEConcurrency"], path: "Tests/NSETestSupport"),
         .testTarget(name: "NSECommandTests", dependencies: ["nse", "nse-serve", "NSEKit", "NSEHarness", "NSEMediaServer", "NSEConcurrency", "NSETestSupport"]),
         .testTarget(
             name: "NSEHarnessTests",
             dependencies: [
                 "UserNotifications", "NSEHarness", "NSEKit", "NSEMediaServer", "NSEConcurrency", "CImageFixtures",
-                "SDKTestSupport",
+                "SDKTestSupport", "NSETestSupport",
             ] + sdkModules.map { .target(name: $0) }
         ),
         // Extensions written as apps write them, compiled as Xcode compiles app code (Swift 5 mode), run by the
@@ -250,7 +250,7 @@ let package = Package(
         ),
         .testTarget(
             name: "CustomerIOExtensionTests",
-            dependencies: ["CioMessagingPushAPN", "CioMessagingPushFCM", "CioMessagingPush", "CioInternalCommon", "NSEHarness", "SDKTestSupport"],
+            dependencies: ["CioMessagingPushAPN", "CioMessagingPushFCM", "CioMessagingPush", "CioInternalCommon", "NSEHarness", "SDKTestSupport", "NSETestSupport"],
             path: "samples/extension/sdks/customerio",
             swiftSettings: [.swiftLanguageMode(.v5)]
         ),

@@ -67,10 +67,12 @@ public final class ChildProcess: Sendable {
     /// Starts `executable` (a path; a bare name is looked up in PATH) with `arguments` (not including the
     /// program's name). `environment` nil inherits ours. `newProcessGroup` puts the child in a group of its own,
     /// as `Process` did, so a terminal's Ctrl-C reaches only this process, which decides what its children hear.
+    /// `blockedSignals` start blocked in the child (none otherwise, whatever this thread blocks): one sent before
+    /// the child catches it waits for it rather than kill it (`TerminationSignals`).
     public init(
         _ executable: String, _ arguments: [String], environment: [String: String]? = nil, currentDirectory: String? = nil,
         standardInput: Input = .inherit, standardOutput: Output = .inherit, standardError: Output = .inherit,
-        newProcessGroup: Bool = true
+        newProcessGroup: Bool = true, blockedSignals: [Int32] = []
     ) throws {
         var actions = posix_spawn_file_actions_t()
         try Self.check(posix_spawn_file_actions_init(&actions), "posix_spawn_file_actions_init")
@@ -122,10 +124,11 @@ public final class ChildProcess: Sendable {
             try Self.check(csystem_file_actions_addchdir(&actions, currentDirectory), "addchdir")
         }
 
-        // The child starts with no signal blocked, whatever the spawning thread had blocked.
-        var noSignals = sigset_t()
-        sigemptyset(&noSignals)
-        try Self.check(posix_spawnattr_setsigmask(&attributes, &noSignals), "setsigmask")
+        // The child starts with no signal blocked but those asked for, whatever the spawning thread had blocked.
+        var blocked = sigset_t()
+        sigemptyset(&blocked)
+        for number in blockedSignals { sigaddset(&blocked, number) }
+        try Self.check(posix_spawnattr_setsigmask(&attributes, &blocked), "setsigmask")
         // An ignored signal stays ignored across exec: a child starts with SIGPIPE at its default even when
         // this process (a test runner, an app embedding NSEKit) ignores it, as a shell would start it.
         var defaultSignals = sigset_t()

@@ -34,6 +34,10 @@ public final class LoopbackHTTPServer: Sendable {
     /// Connections accepted so far: fewer than requests when clients reuse their connections.
     public var connectionsAccepted: Int { core.connectionsAccepted }
 
+    /// Why the server stopped accepting connections before `stop()`, if it did (a system call failing in a way it
+    /// cannot wait out). It then stops listening too: clients are refused at once rather than queued for ever.
+    public var acceptFailure: String? { core.acceptFailure }
+
     /// Binds 127.0.0.1 (IPv4 explicitly) and starts serving at once.
     ///
     /// - Parameter port: the port to bind; 0 (the default) for an ephemeral one the system picks.
@@ -134,6 +138,8 @@ final class ServerCore: Sendable {
         var stopWaiters: [(me: pthread_t, done: Latch<Bool>)] = []
         /// Connections accepted since the server started.
         var accepted = 0
+        /// Why the accept loop ended on its own, if it did.
+        var acceptFailure: String?
         var nextID: UInt64 = 1
         var requests: [HTTPRequest] = []
         var descriptorsReleased = false
@@ -155,6 +161,8 @@ final class ServerCore: Sendable {
     var recordedRequests: [HTTPRequest] { state.withLock { $0.requests } }
 
     var connectionsAccepted: Int { state.withLock { $0.accepted } }
+
+    var acceptFailure: String? { state.withLock { $0.acceptFailure } }
 
     func record(_ request: HTTPRequest) {
         state.withLock { $0.requests.append(request) }
@@ -179,22 +187,28 @@ final class ServerCore: Sendable {
             fds[1].revents = 0
             if poll(&fds, 2, -1) < 0 {
                 if errno == EINTR { continue }
-                return
+                return stopAccepting(because: "poll", errno)
             }
-            if fds[1].revents != 0 { return }
+            if fds[1].revents != 0 {
+                // stop() marks the server stopping before it writes to the pipe; anything else woke it.
+                if state.withLock({ $0.phase != .running }) { return }
+                return stopAccepting(because: "poll of the stop pipe (events \(fds[1].revents))", EBADF)
+            }
             // accept4 and pipe2 need _GNU_SOURCE, which Swift's Glibc module does not import: set the flags after.
             let fd = accept(listener.fd, nil, nil)
             if fd < 0 {
                 switch errno {
-                case EINTR, EAGAIN, EWOULDBLOCK, ECONNABORTED, EPROTO:
+                // accept(2): Linux passes a new connection's pending network errors to accept; retry as for EAGAIN.
+                case EINTR, EAGAIN, EWOULDBLOCK, ECONNABORTED, EPROTO, EPERM,
+                     ENETDOWN, ENOPROTOOPT, EHOSTDOWN, ENONET, EHOSTUNREACH, EOPNOTSUPP, ENETUNREACH:
                     continue
                 case EMFILE, ENFILE, ENOBUFS, ENOMEM:
                     // Out of descriptors or memory: back off briefly instead of spinning, waking for stop().
                     let socket = ConnectionSocket(fd: -1, stopSignal: listener.stopRead)
                     if (try? socket.pause(for: .milliseconds(50))) == nil { return }
                     continue
-                default:
-                    return
+                case let code:
+                    return stopAccepting(because: "accept", code)
                 }
             }
             setCloseOnExec(fd)
@@ -204,6 +218,21 @@ final class ServerCore: Sendable {
             setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &on, socklen_t(MemoryLayout<Int32>.size))
             adopt(fd)
         }
+    }
+
+    /// The accept loop cannot go on: stop listening, so clients are refused at once instead of waiting in the
+    /// queue for an answer that never comes, and say why, on stderr and in `acceptFailure`.
+    private func stopAccepting(because operation: String, _ code: Int32) {
+        let reason = "\(operation) failed: \(String(cString: strerror(code))) (errno \(code))"
+        let report: Bool = state.withLock { state in
+            guard state.phase == .running else { return false }
+            state.acceptFailure = reason
+            // Under the lock: stop() cannot have released the descriptor meanwhile.
+            shutdown(listener.fd, Int32(SHUT_RDWR))
+            return true
+        }
+        guard report else { return }
+        FileHandle.standardError.write(Data("nse media server on 127.0.0.1:\(listener.port) stopped accepting connections: \(reason)\n".utf8))
     }
 
     /// Registers a new connection and starts its thread, unless the server has begun stopping.

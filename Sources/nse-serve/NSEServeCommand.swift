@@ -1,8 +1,10 @@
 import ArgumentParser
 import Foundation
 import NSECommandLine
+import NSEConcurrency
 import NSEMediaServer
 import NSEServer
+import Synchronization
 
 /// `nse-serve`: the server behind `nse serve`, which checks its options and runs this program in its place. A
 /// program of its own so that `nse`'s other commands do not load SwiftNIO, swift-nio-ssl and swift-crypto
@@ -79,48 +81,34 @@ struct NSEServeCommand: AsyncParsableCommand {
         if server.skippedJournalLines > 0 {
             lines.append("  warning:  \(server.skippedJournalLines) journal line(s) could not be read and were skipped")
         }
+        // Caught before the banner says the server is up: a script that stops it as soon as it has read the port is
+        // never lost (nor kills it mid-write). Before this, Ctrl-C ends a slow start at once, as it always has.
+        TerminationSignals.startCatching()
         // Written at once, unbuffered: a script waiting for the port reads it while the server runs.
         FileHandle.standardOutput.write(Data((lines.joined(separator: "\n") + "\n").utf8))
         await Self.waitForInterrupt()
         await server.stop()
     }
 
-    /// Returns on SIGINT or SIGTERM.
+    /// Returns on SIGINT or SIGTERM, one that came since `TerminationSignals.startCatching()` included.
     private static func waitForInterrupt() async {
-        signal(SIGINT, SIG_IGN)
-        signal(SIGTERM, SIG_IGN)
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let queue = DispatchQueue(label: "nse.serve.signals")
             let once = OnceFlag()
-            let sources = [SIGINT, SIGTERM].map { DispatchSource.makeSignalSource(signal: $0, queue: queue) }
-            for source in sources {
-                source.setEventHandler {
-                    if once.claim() { continuation.resume() }
-                }
-                source.resume()
+            TerminationSignals.handle { _ in
+                if once.claim() { continuation.resume() }
             }
-            // The sources live as long as the process: serve ends when they fire.
-            SignalSources.keep(sources)
         }
     }
 }
 
 /// True once only, whichever signal comes first.
-private final class OnceFlag: @unchecked Sendable {
-    private var claimed = false
-    private let lock = NSLock()
+private final class OnceFlag: Sendable {
+    private let claimed = Mutex(false)
 
     func claim() -> Bool {
-        lock.withLock {
+        claimed.withLock { claimed in
             defer { claimed = true }
             return !claimed
         }
-    }
-}
-
-private enum SignalSources {
-    nonisolated(unsafe) static var kept: [any DispatchSourceSignal] = []
-    static func keep(_ sources: [any DispatchSourceSignal]) {
-        kept = sources
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import NSEConcurrency
 import NSEPipeline
 import NSEReports
 import Synchronization
@@ -128,39 +129,35 @@ final class BatchProgress: Sendable {
 }
 
 /// Ctrl-C (SIGINT) and SIGTERM: the first cancels the batch, which ends cleanly; a second one exits at once.
-final class Interruption {
+///
+/// One that came before (the worker catches them from its start, `TerminationSignals`) is handled as soon as this
+/// exists: the batch then stops at once.
+final class Interruption: Sendable {
     private final class Received: Sendable {
         let signal = Mutex<Int32?>(nil)
     }
 
-    private var sources: [any DispatchSourceSignal] = []
     private let received = Received()
 
     /// The signal that interrupted the batch, if one did.
     var signal: Int32? { received.signal.withLock { $0 } }
 
     init(onInterrupt: @escaping @Sendable () -> Void) {
-        for number in [SIGINT, SIGTERM] {
-            // The default action would kill the process mid-write; the dispatch source gets the signal instead.
-            Foundation.signal(number, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-            source.setEventHandler { [received] in
-                let first = received.signal.withLock { received in
-                    defer { if received == nil { received = number } }
-                    return received == nil
-                }
-                guard first else { exit(128 + number) }
-                let name = number == SIGINT ? "Interrupted" : "Terminated"
-                try? FileHandle.standardError.write(contentsOf: Data("\r\u{1B}[K\(name): stopping; results already saved stay (again to quit at once).\n".utf8))
-                onInterrupt()
+        TerminationSignals.handle { [received] number in
+            let first = received.signal.withLock { received in
+                defer { if received == nil { received = number } }
+                return received == nil
             }
-            source.resume()
-            sources.append(source)
+            guard first else { exit(128 + number) }
+            let name = number == SIGINT ? "Interrupted" : "Terminated"
+            try? FileHandle.standardError.write(contentsOf: Data("\r\u{1B}[K\(name): stopping; results already saved stay (again to quit at once).\n".utf8))
+            onInterrupt()
         }
     }
 
+    /// Signals from now on are ignored: the batch is over and its reports are being written.
     func stopListening() {
-        for source in sources { source.cancel() }
+        TerminationSignals.handle { _ in }
     }
 }
 

@@ -22,6 +22,9 @@ enum BatchSupervisor {
 
     /// Runs the worker to the end and returns the exit status `nse batch` should have.
     static func run(arguments: [String]) -> Int32 {
+        // First: from here on, Ctrl-C and SIGTERM reach the worker, whenever they come.
+        let relay = SignalRelay()
+        defer { relay.stop() }
         let folder = journalFolder(arguments)
         // A supervisor killed with SIGKILL cannot remove its journal: the next batch does, once that process is gone.
         for place in Set([folder, FileManager.default.temporaryDirectory]) {
@@ -29,8 +32,6 @@ enum BatchSupervisor {
         }
         let journal = folder.appendingPathComponent("\(CrashJournal.prefixes[0])\(getpid())-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: journal) }
-        let relay = SignalRelay()
-        defer { relay.stop() }
         var crashed: [Int: String] = [:]
 
         while true {
@@ -108,13 +109,14 @@ enum BatchSupervisor {
         let workers: [ChildProcess?] = argumentLists.map { arguments in
             do {
                 return try ChildProcess(
-                    executable, arguments, standardOutput: quiet ? .null : .inherit, standardError: quiet ? .null : .inherit)
+                    executable, arguments, standardOutput: quiet ? .null : .inherit, standardError: quiet ? .null : .inherit,
+                    blockedSignals: TerminationSignals.numbers)
             } catch {
                 say("nse: cannot start the batch worker: \(error)")
                 return nil
             }
         }
-        relay.forward(to: workers.compactMap { $0?.pid })
+        relay.forward(to: workers.compactMap { $0 })
         defer { relay.forward(to: []) }
         return workers.map { worker in
             guard let worker else { return .exit(2) }
@@ -146,30 +148,46 @@ enum BatchSupervisor {
 /// Passes Ctrl-C and SIGTERM on to the worker, which stops cleanly and exits 130 or 143 with complete results.
 /// The worker has a process group of its own (`ChildProcess` makes one), so a terminal's Ctrl-C reaches
 /// only this process and the worker hears it once.
-private final class SignalRelay: @unchecked Sendable {
-    // Unchecked for `sources` alone (DispatchSourceSignal is not Sendable): set in `init`, then only cancelled by
-    // `stop`. `children` is read by the dispatch sources on their queue.
-    private let children = Mutex<[pid_t]>([])
-    private var sources: [any DispatchSourceSignal] = []
+///
+/// Nothing is lost on the way: the signals are caught from the relay's creation (`TerminationSignals`); one that
+/// comes before a worker has started is passed on as soon as one has; and a worker starts with them blocked, so
+/// one passed on before it catches them waits for it instead of killing it mid-write.
+private final class SignalRelay: Sendable {
+    private struct State {
+        var workers: [ChildProcess] = []
+        /// Signals received while no worker ran, for the next ones.
+        var unsent: [Int32] = []
+    }
+
+    private let state = Mutex(State())
 
     init() {
-        for number in [SIGINT, SIGTERM] {
-            signal(number, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-            source.setEventHandler { [weak self] in
-                guard let self else { return }
-                for child in self.children.withLock({ $0 }) { kill(child, number) }
-            }
-            source.resume()
-            sources.append(source)
+        // Held by the handler for the process's life: the supervisor has one relay.
+        TerminationSignals.handle { [self] number in relay(number) }
+    }
+
+    private func relay(_ number: Int32) {
+        let workers = state.withLock { state in
+            if state.workers.isEmpty { state.unsent.append(number) }
+            return state.workers
         }
+        // ChildProcess never signals a worker it has reaped, whose process ID may be another's by now.
+        for worker in workers { worker.signal(number) }
     }
 
-    func forward(to pids: [pid_t]) {
-        children.withLock { $0 = pids }
+    /// The workers that now hear the signals; any received meanwhile are passed on to them at once.
+    func forward(to workers: [ChildProcess]) {
+        let unsent = state.withLock { state in
+            state.workers = workers
+            guard !workers.isEmpty else { return [Int32]() }
+            defer { state.unsent.removeAll() }
+            return state.unsent
+        }
+        for number in unsent { for worker in workers { worker.signal(number) } }
     }
 
+    /// Signals from now on are ignored: the batch is over.
     func stop() {
-        for source in sources { source.cancel() }
+        TerminationSignals.handle { _ in }
     }
 }

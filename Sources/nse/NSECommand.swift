@@ -2,6 +2,7 @@ import Foundation
 import ArgumentParser
 import NSEBatch
 import NSECommandLine
+import NSEConcurrency
 import NSEMedia
 import NSEPush
 
@@ -24,6 +25,9 @@ struct NSECommand: AsyncParsableCommand {
         }
         if arguments.first == BatchCommand.configuration.commandName {
             if BatchSupervisor.isWorker(arguments) {
+                // The supervisor started this worker with SIGINT and SIGTERM blocked: from here on they are caught,
+                // and one relayed already is taken now and kept until the batch can stop on it.
+                TerminationSignals.startCatching()
                 // Before any thread starts, when growing the table is cheap: room for the largest batch `--jobs`
                 // and `--read-ahead` allow. Only a batch's worker needs it; other commands' children keep the usual descriptor limit.
                 DescriptorTable.prepare(for: DescriptorTable.needed(forJobs: BatchRunner.maxJobs, readAhead: BatchRunner.maxJobs))

@@ -66,7 +66,10 @@ struct CrashJournalCommandTests {
             process.signal(SIGINT)
         }
 
-        #expect(run.status == 130, "\(run.stderr)")
+        // Should it fail again: whether the request reached the server, and what the batch said.
+        #expect(
+            run.status == 130,
+            "connections accepted: \(server.connectionsAccepted), requests: \(server.requests.map(\.path)); stderr: \(run.stderr)")
         #expect(seenInOut.withLock { $0 }, "the journal is inside --out while the batch runs")
         #expect(!seenInTMP.withLock { $0 }, "nothing of the journal is in TMPDIR")
         let left = try FileManager.default.contentsOfDirectory(atPath: out.path).filter { $0.hasPrefix(".") }

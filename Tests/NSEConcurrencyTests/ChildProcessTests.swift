@@ -106,6 +106,21 @@ import Testing
         #expect(ignored.map { $0 & (1 << (UInt64(SIGPIPE) - 1)) } == 0, "SigIgn: \(String(ignored ?? 0, radix: 16))")
     }
 
+    /// A batch worker starts with SIGINT and SIGTERM blocked (so one relayed before it catches them waits for it);
+    /// any other child starts with none blocked.
+    @Test func theChildStartsWithTheSignalsAskedForBlockedAndNoOthers() throws {
+        func blocked(_ signals: [Int32]) throws -> UInt64? {
+            // sed itself, not through a shell: sh unblocks every signal as it starts.
+            let child = try ChildProcess(
+                "sed", ["-n", "s/^SigBlk:[[:space:]]*//p", "/proc/self/status"], standardInput: .null, standardOutput: .pipe,
+                blockedSignals: signals)
+            defer { child.wait() }
+            return UInt64(output(of: child).trimmingCharacters(in: .whitespacesAndNewlines), radix: 16)
+        }
+        #expect(try blocked(TerminationSignals.numbers) == (1 << (UInt64(SIGINT) - 1)) | (1 << (UInt64(SIGTERM) - 1)))
+        #expect(try blocked([]) == 0)
+    }
+
     @Test func aMissingProgramIsAnErrorNotACrash() {
         #expect(throws: ChildProcessError.self) { try ChildProcess("/nonexistent/program", []) }
         #expect(throws: ChildProcessError.self) { try ChildProcess("nse-no-such-program-on-path", []) }

@@ -2,6 +2,7 @@ import Foundation
 import CImageFixtures
 import NSEHarness
 import NSEMediaServer
+import NSETestSupport
 import NSEPush
 import NSEReports
 import Testing
@@ -220,7 +221,8 @@ struct ExtensionHarnessTests {
     }
 
     @Test(.disabled(if: OwnProcess.isChild)) func anExtensionOverTheMemoryLimitIsKilledAndTheOriginalShown() async throws {
-        try await OwnProcess.run(suite: "ExtensionHarnessTests", test: "greedyExtensionInItsOwnProcess")
+        let alone = try await OwnProcess.run(suite: "ExtensionHarnessTests", test: "greedyExtensionInItsOwnProcess")
+        #expect(alone.passedAlone, "\(alone)")
     }
 
     /// The test above, run in a process of its own: nothing else allocates or frees while the process is measured.

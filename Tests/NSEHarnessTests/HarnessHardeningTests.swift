@@ -2,6 +2,7 @@ import Foundation
 import CImageFixtures
 @testable import NSEHarness
 import NSEMediaServer
+import NSETestSupport
 import NSEPipeline
 import Synchronization
 import Testing
@@ -109,7 +110,8 @@ struct HarnessHardeningTests {
     /// A run that asks for the process alone waits for the run in progress, then measures and judges its memory.
     @Test(.disabled(if: OwnProcess.isChild), .timeLimit(.minutes(1)))
     func anExclusiveRunWaitsForTheOthersAndMeasures() async throws {
-        try await OwnProcess.run(suite: "HarnessHardeningTests", test: "exclusiveRunInItsOwnProcess")
+        let alone = try await OwnProcess.run(suite: "HarnessHardeningTests", test: "exclusiveRunInItsOwnProcess")
+        #expect(alone.passedAlone, "\(alone)")
     }
 
     /// The test above, in a process of its own: the harness holds back other harness runs, not the other tests of

@@ -16,6 +16,12 @@ int csystem_file_actions_addchdir(posix_spawn_file_actions_t *actions, const cha
 /// inherits them (pipe2 is also declared only under _GNU_SOURCE).
 int csystem_pipe_cloexec(int fds[2]);
 
+/// Catches each of the `count` signals in `signals` with a handler that writes the signal's number, as one byte, to
+/// `write_fd` (give it O_NONBLOCK: a full pipe then drops the byte instead of blocking the thread the signal landed on).
+/// A write to a pipe is the one thing such a handler can do safely; a thread reading the other end does the rest.
+/// The disposition is in place when this returns: 0, or the errno of the sigaction(2) that failed.
+int csystem_catch_signals_into_pipe(const int *signals, int count, int write_fd);
+
 /// mallopt(M_MMAP_THRESHOLD, bytes): every allocation of at least `bytes` gets a mapping of its own, returned to
 /// the system when freed (and glibc stops moving the threshold up by itself). 1 on success.
 int csystem_malloc_set_mmap_threshold(int bytes);

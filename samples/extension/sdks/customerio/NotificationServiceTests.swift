@@ -1,6 +1,7 @@
 // Runs Customer.io's documented extension file over every Customer.io sample (samples/sdks/customerio) and checks what the phone
 // would show against samples/sdks/customerio/expected.json.
 import NSEHarness
+import NSETestSupport
 import SDKTestSupport
 import Testing
 
@@ -21,10 +22,23 @@ struct CustomerIOExtensionTests {
     /// The newer samples' style (types from CioInternalCommon, a @Sendable handler, didReceive from a Task) shows
     /// what the documented file shows. Not on the slow CDN: there the expiry call races the Task's start (on a
     /// busy machine the Task may not have run by then, on a device as here), so the outcome is not the file's alone.
-    @Test(arguments: SDKSamples.names("customerio").filter { $0 != "slow-cdn.json" })
-    func theConcurrentStyleShowsWhatTheSampleExpects(name: String) async throws {
+    ///
+    /// In a process of its own, as on a device: the Task waits for the process's cooperative pool, which in the
+    /// suite's process the other tests' bodies kept busy past the 30 s budget once (every sample then showed the
+    /// original content; a full run at load 25 measured tasks waiting 1 to 6 s to start).
+    @Test(.disabled(if: OwnProcess.isChild))
+    func theConcurrentStyleShowsWhatTheSampleExpects() async throws {
+        let alone = try await OwnProcess.run(suite: "CustomerIOExtensionTests", test: "concurrentStyleInItsOwnProcess")
+        #expect(alone.passedAlone, "\(alone)")
+    }
+
+    @Test(.enabled(if: OwnProcess.isChild), arguments: SDKSamples.names("customerio").filter { $0 != "slow-cdn.json" })
+    func concurrentStyleInItsOwnProcess(name: String) async throws {
         let (delivered, expected) = try await SDKSamples.runSample(ConcurrentNotificationService.self, sdk: "customerio", name: name, expiryGrace: .seconds(1))
-        #expect(delivered.outcome == expected.outcome, "\(delivered.diagnostics)")
+        // No request and no handler call: the Task never ran within the budget, not a difference in what it does.
+        #expect(
+            delivered.outcome == expected.outcome,
+            "\(delivered.diagnostics); requests: \(delivered.activity.requests.map(\.url)), handler calls: \(delivered.activity.handlerCalls.map(\.thread))")
         #expect(delivered.imageShown == expected.imageShown)
         #expect(delivered.result.verdict == expected.verdict)
     }
