@@ -39,18 +39,7 @@ struct DeliveredAtOnceTests {
         #expect(notifications.count == imagePushes + 1)
 
         // In the journal the text push's delivery line follows its push line and names that line's position.
-        let journal = try Data(contentsOf: fixture.data.appendingPathComponent("journal.jsonl"))
-        var offset = 0
-        var lines: [(offset: Int, object: [String: Any])] = []
-        for line in journal.split(separator: 0x0A, omittingEmptySubsequences: false) {
-            if let object = try? JSONSerialization.jsonObject(with: Data(line)) as? [String: Any] { lines.append((offset, object)) }
-            offset += line.count + 1
-        }
-        let pushIndex = try #require(lines.firstIndex { $0.object["type"] as? String == "push" && $0.object["id"] as? String == textID })
-        let delivery = try #require(lines.indices.contains(pushIndex + 1) ? lines[pushIndex + 1] : nil)
-        #expect(delivery.object["type"] as? String == "delivery")
-        #expect((delivery.object["push"] as? Int) == lines[pushIndex].offset)
-        #expect((delivery.object["seq"] as? Int) == (lines[pushIndex].object["seq"] as? Int))
+        #expect(try fixture.pushesDeliveredInTheirWrite(id: textID) == 1)
 
         // The downloads end when the media server stops; every image push is then delivered (its image failed).
         stalled.stop()

@@ -83,6 +83,27 @@ struct ServeFixture {
         return Mutex([])
     }()
 
+    /// How many push lines with this apns-id or message name the journal has, after checking that each is followed
+    /// at once by its delivery line naming the push line's byte offset: the push was delivered before its answer, in
+    /// the same write (0 when there is none; a test failure for each that is not so).
+    func pushesDeliveredInTheirWrite(id: String) throws -> Int {
+        let journal = try Data(contentsOf: data.appendingPathComponent("journal.jsonl"))
+        var offset = 0
+        var lines: [(offset: Int, object: [String: Any])] = []
+        for line in journal.split(separator: 0x0A, omittingEmptySubsequences: false) {
+            if let object = try? JSONSerialization.jsonObject(with: Data(line)) as? [String: Any] { lines.append((offset, object)) }
+            offset += line.count + 1
+        }
+        var pushes = 0
+        for (index, line) in lines.enumerated() where line.object["type"] as? String == "push" && line.object["id"] as? String == id {
+            pushes += 1
+            let next = index + 1 < lines.count ? lines[index + 1].object : [:]
+            #expect(next["type"] as? String == "delivery" && next["push"] as? Int == line.offset && next["seq"] as? Int == line.object["seq"] as? Int,
+                    "push \(line.object["seq"] ?? "?") is not followed by its delivery")
+        }
+        return pushes
+    }
+
     /// The device's notifications once none is pending (the control API waits for the pipeline: no sleeping).
     func notifications(_ token: String = ServeFixture.token) async throws -> [[String: Any]] {
         let answer = try await curl(["\(base)/emulator/v1/devices/\(token)/notifications?settled=1"])

@@ -109,8 +109,8 @@ struct FCMEndpoint: Sendable {
         // FCM's own checks for every message; Apple's too when an iPhone is among the targets (the existing
         // checks stage, as `nse lint` runs it): FCM refuses a message either would refuse. The first target of each
         // platform checks the push as its delivery will, and its delivery reuses those checks; a topic's other
-        // devices check it at their delivery (a fan-out to thousands keeps one push, not thousands of checked ones);
-        // a platform no target has (a topic nobody subscribes to yet) is checked alone.
+        // devices check it as each is journaled (`accept(targets:)`: a fan-out to thousands keeps one push, not
+        // thousands of checked ones); a platform no target has (a topic nobody subscribes to yet) is checked alone.
         var checked = Array(repeating: PhonePipeline.CheckedPush(push: push, diagnostics: [], readAhead: nil), count: targets.count)
         let platforms: [DeviceEntry.DevicePlatform] = targets.contains { $0.platform == .ios } || targets.isEmpty && message.fields["token"] == nil && message.fields["fid"] == nil ? [.android, .ios] : [.android]
         for platform in platforms {
@@ -162,8 +162,13 @@ struct FCMEndpoint: Sendable {
                     try await group.next()
                     running -= 1
                 }
-                // An iPhone gets the APNs payload FCM builds; an Android phone the message itself.
-                group.addTask { try await deliveries.accept(id: name, service: "fcm", device: device, request: record, push: push, input: "fcm:\(name)") }
+                // An iPhone gets the APNs payload FCM builds; an Android phone the message itself. Checked now if it was
+                // not (a topic's devices past the first of each platform), so that one that waits on nothing is
+                // delivered before the answer too.
+                group.addTask {
+                    let checked = push.readAhead == nil ? deliveries.pipeline.check(push.push, for: device) : push
+                    try await deliveries.accept(id: name, service: "fcm", device: device, request: record, push: checked, input: "fcm:\(name)")
+                }
                 running += 1
             }
             try await group.waitForAll()
