@@ -202,12 +202,11 @@ public struct Pipeline: Sendable {
             platform: platform, profile: profile, changesContent: extensionRunner.changesContent, forecastsMedia: false))
     }
 
-    /// Whether `verifyAndroid` may download: the message reaches Android, FCM does not refuse it, and its Android
-    /// notification names an image (`AndroidImageCheck.verify` downloads no other).
+    /// Whether `verifyAndroid` may download: the message reaches Android, FCM does not refuse it, and
+    /// `AndroidImageCheck` downloads for it.
     private static func fetchesAndroidImage(_ push: ReceivedPush, checks: CheckReport) -> Bool {
         guard let message = push.fcmMessage, !checks.refusedByFCM else { return false }
-        let android = FCMResolver.resolveForAndroid(message)
-        return android.notification != nil && !(android.image ?? "").isEmpty
+        return AndroidImageCheck.downloads(message)
     }
 
     /// The Android side; the image the notification shows is kept in `attachmentDirectory`, as iOS attachments are.

@@ -28,6 +28,18 @@ struct FCMApnsErrorTests {
     ]
 
     static let apnsErrorType = "type.googleapis.com/google.firebase.fcm.v1.ApnsError"
+
+    /// The ApnsError detail of what firebase-admin raised (`fcm_admin_client.py`'s answer), once the exception, the
+    /// HTTP status it kept and, if given, the FcmError detail's code are checked.
+    static func apnsError(
+        in answer: [String: Any], exception: String, httpStatus: Int, errorCode: String? = nil, sourceLocation: SourceLocation = #_sourceLocation
+    ) throws -> [String: Any] {
+        #expect(answer["exception"] as? String == exception, "firebase-admin answered \(answer)", sourceLocation: sourceLocation)
+        #expect(answer["http_status"] as? Int == httpStatus, sourceLocation: sourceLocation)
+        let details = try #require(answer["details"] as? [[String: Any]], sourceLocation: sourceLocation)
+        if let errorCode { #expect(details.first?["errorCode"] as? String == errorCode, sourceLocation: sourceLocation) }
+        return try #require(details.first { $0["@type"] as? String == apnsErrorType }, "details: \(details)", sourceLocation: sourceLocation)
+    }
     static let fcmErrorType = "type.googleapis.com/google.firebase.fcm.v1.FcmError"
 
     @Test(arguments: refusals)
@@ -64,10 +76,7 @@ struct FCMApnsErrorTests {
         defer { Task { await fixture.stop() } }
         for (headers, reason) in [(#"{"apns-priority": "7"}"#, "BadPriority"), (#"{"apns-topic": "com.example.other"}"#, "DeviceTokenNotForTopic")] {
             let refused = try await python("fcm_admin_client.py", [String(fixture.port), ServeFixture.project, "apns_headers", ServeFixture.fcmToken, headers])
-            #expect(refused["exception"] as? String == "InvalidArgumentError", "firebase-admin answered \(refused)")
-            #expect(refused["http_status"] as? Int == 400)
-            let details = try #require(refused["details"] as? [[String: Any]])
-            let apnsError = try #require(details.first { $0["@type"] as? String == Self.apnsErrorType }, "details: \(details)")
+            let apnsError = try Self.apnsError(in: refused, exception: "InvalidArgumentError", httpStatus: 400)
             #expect(apnsError["statusCode"] as? Int == 400)
             #expect(apnsError["reason"] as? String == reason)
         }
@@ -89,11 +98,7 @@ struct FCMApnsErrorTests {
         #expect(try await curl(["--data-binary", #"{"service": "apns", "status": 401, "count": 1}"#, faults]).status == 400)
         #expect(try await curl(["--data-binary", #"{"service": "fcm", "status": 401, "count": 3}"#, faults]).status == 200)
         let refused = try await python("fcm_admin_client.py", [String(fixture.port), ServeFixture.project, "send", ServeFixture.fcmToken])
-        #expect(refused["exception"] as? String == "ThirdPartyAuthError", "firebase-admin answered \(refused)")
-        #expect(refused["http_status"] as? Int == 401)
-        let details = try #require(refused["details"] as? [[String: Any]])
-        #expect(details.first?["errorCode"] as? String == "THIRD_PARTY_AUTH_ERROR")
-        let apnsError = try #require(details.first { $0["@type"] as? String == Self.apnsErrorType }, "details: \(details)")
+        let apnsError = try Self.apnsError(in: refused, exception: "ThirdPartyAuthError", httpStatus: 401, errorCode: "THIRD_PARTY_AUTH_ERROR")
         #expect(apnsError["statusCode"] as? Int == 403)
         #expect(apnsError["reason"] as? String == "InvalidProviderToken")
         // The plan's three requests are used: the next send goes through.
@@ -111,11 +116,7 @@ struct FCMApnsErrorTests {
             #expect(try await curl(["-X", "POST", fixture.base + "/emulator/v1/devices/\(token)/uninstall"]).status == 200)
         }
         let iPhone = try await python("fcm_admin_client.py", [String(fixture.port), ServeFixture.project, "send", ServeFixture.fcmToken])
-        #expect(iPhone["exception"] as? String == "UnregisteredError", "firebase-admin answered \(iPhone)")
-        #expect(iPhone["http_status"] as? Int == 404)
-        let details = try #require(iPhone["details"] as? [[String: Any]])
-        #expect(details.first?["errorCode"] as? String == "UNREGISTERED")
-        let apnsError = try #require(details.first { $0["@type"] as? String == Self.apnsErrorType }, "details: \(details)")
+        let apnsError = try Self.apnsError(in: iPhone, exception: "UnregisteredError", httpStatus: 404, errorCode: "UNREGISTERED")
         #expect(apnsError["statusCode"] as? Int == 410)
         #expect(apnsError["reason"] as? String == "Unregistered")
         for (scenario, token) in [("dry_run", ServeFixture.fcmToken), ("send", ServeFixture.androidToken)] {

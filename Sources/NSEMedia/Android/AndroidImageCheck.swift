@@ -30,6 +30,12 @@ public struct AndroidImageCheck: Sendable {
         self.budget = budget
     }
 
+    /// Whether `verify` downloads for `message`: its Android notification (not a data-only message) names an image.
+    public static func downloads(_ message: FCMMessage) -> Bool {
+        let android = FCMResolver.resolveForAndroid(message)
+        return android.notification != nil && !(android.image ?? "").isEmpty
+    }
+
     /// Verifies the Android side of `message`. With `folder`, an image the notification shows is saved there
     /// (`android-image.<ext>`, its path in `image.file`) for what draws the notification (the HTML report's card,
     /// `nse serve`'s phones page), as an iOS attachment is.

@@ -108,12 +108,7 @@ final class HTTP2StreamHandler: ChannelInboundHandler {
         request.bodyTooLarge = body.tooLarge
         request.connection = connection
         body = RequestBody()
-        let complete = request
-        let responder = responder
-        activity.requestsInFlight += 1
-        let answer = context.eventLoop.makeFutureWithTask { await responder.respond(to: complete) }
-        answer.assumeIsolated().whenSuccess { response in
-            self.activity.requestsInFlight -= 1
+        activity.answer(request, with: responder, context: context) { response in
             self.answers.add { self.write(response, context: context) }
         }
     }

@@ -255,6 +255,20 @@ final class ConnectionActivity: @unchecked Sendable {
         requestDeadline?.cancel()
         requestDeadline = nil
     }
+
+    /// Has `responder` answer `request` off the event loop, the request counted in flight until its answer is back on
+    /// `context`'s loop, where `answered` gets it.
+    func answer(
+        _ request: ServerRequest, with responder: any RequestResponder, context: ChannelHandlerContext,
+        _ answered: @escaping (ServerResponse) -> Void
+    ) {
+        requestsInFlight += 1
+        let answer = context.eventLoop.makeFutureWithTask { await responder.respond(to: request) }
+        answer.assumeIsolated().whenSuccess { response in
+            self.requestsInFlight -= 1
+            answered(response)
+        }
+    }
 }
 
 /// An HTTP/2 connection's answers, written together: answers are made off the event loop and each comes back on its
@@ -479,11 +493,7 @@ final class RequestHandler: ChannelInboundHandler {
             let complete = request
             let keepAlive = head.isKeepAlive
             let version = head.version
-            let responder = responder
-            activity.requestsInFlight += 1
-            let answer = context.eventLoop.makeFutureWithTask { await responder.respond(to: complete) }
-            answer.assumeIsolated().whenSuccess { response in
-                self.activity.requestsInFlight -= 1
+            activity.answer(complete, with: responder, context: context) { response in
                 self.write(response, version: version, keepAlive: keepAlive, context: context)
             }
         }
