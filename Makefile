@@ -1,6 +1,6 @@
 # Set-up, demo and tests on a Debian/Ubuntu machine with Swift 6 installed.
 SWIFT ?= swift
-APT_PACKAGES := pkg-config curl libcurl4-openssl-dev libpng-dev libjpeg-dev libgif-dev libssl-dev libisal-dev patchelf
+APT_PACKAGES := pkg-config curl libcurl4-openssl-dev libpng-dev libjpeg-dev libgif-dev libssl-dev libisal-dev libjemalloc-dev patchelf
 # The browser the tests load the HTML report in (and its colour emoji font, for the screenshot): test-only.
 BROWSER_PACKAGES := chromium fonts-noto-color-emoji
 SUDO := $(shell [ "$$(id -u)" -eq 0 ] || echo sudo)
@@ -11,7 +11,7 @@ PREFIX ?= /usr/local
 
 .PHONY: deps deps-browser deps-python build build-nse demo test test-asan test-tsan fuzz bench bench-serve-memory bench-serve-scale clean install report-screenshot serve-screenshot
 
-## Installs the apt packages that are missing (libcurl, libpng, libjpeg-turbo, giflib headers).
+## Installs the apt packages that are missing (libcurl, libpng, libjpeg-turbo, giflib headers; jemalloc, which nse-serve uses).
 deps:
 	@missing=$$(for p in $(APT_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || echo $$p; done); \
 	if [ -n "$$missing" ]; then \

@@ -146,7 +146,11 @@ let package = Package(
             dependencies: [
                 "NSEServer", "NSECommandLine", "NSEMediaServer", "NSEConcurrency",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
-            ]
+            ],
+            // jemalloc in place of glibc's malloc, for the whole process: a push is allocated on one thread (the
+            // event loop's) and freed on another (the cooperative pool's), which glibc's arenas pay for in locks.
+            // A third less CPU a push (docs/performance.md, "The allocator").
+            linkerSettings: [.linkedLibrary("jemalloc")]
         ),
         // `make bench`: generates a corpus, serves it on loopback, measures the release `nse` binary.
         .executableTarget(

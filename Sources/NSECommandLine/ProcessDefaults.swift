@@ -2,6 +2,8 @@ import CNSESystem
 import Foundation
 
 /// What every nse program sets before any other work: glibc's allocator tuned for peak memory, SIGPIPE ignored.
+/// `nse-serve` links jemalloc in glibc's allocator's place (Package.swift), so there the two `mallopt` calls tune an
+/// allocator nothing uses.
 package enum ProcessDefaults {
     package static func apply() {
         // glibc raises its mmap threshold to the size of every large block freed (up to 32 MB); from then on
