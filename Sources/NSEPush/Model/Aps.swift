@@ -74,8 +74,11 @@ public struct MisplacedKey: Sendable, Hashable {
     /// The near miss of `meant` among `keys` (an exact `meant` beside `aps` counts: it is misplaced).
     static func find(_ meant: String, in keys: some Sequence<String>, place: Place) -> MisplacedKey? {
         let target = squashed(meant)
-        let found = keys.sorted().first { key in
-            squashed(key) == target && (place == .besideAps || key != meant)
+        // The first in sorted order of the keys that match: the least of them, found without sorting them all.
+        var found: String?
+        for key in keys where (place == .besideAps || key != meant) && squashed(key) == target {
+            if let least = found, least <= key { continue }
+            found = key
         }
         return found.map { MisplacedKey(key: $0, meant: meant, place: place) }
     }

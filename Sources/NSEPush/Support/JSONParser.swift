@@ -147,6 +147,14 @@ struct JSONParser {
         while let byte = current {
             switch byte {
             case UInt8(ascii: "\""):
+                if scalars.isEmpty {
+                    // No escape before the end (nearly every string): the text is the run itself, made once.
+                    guard let text = String(validating: bytes[run..<index], as: UTF8.self) else {
+                        throw error("a string that is not valid UTF-8; JSON text must be UTF-8")
+                    }
+                    index += 1
+                    return text
+                }
                 try flush(self, upTo: index)
                 index += 1
                 return String(scalars)

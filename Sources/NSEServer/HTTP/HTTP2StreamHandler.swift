@@ -130,8 +130,10 @@ final class HTTP2StreamHandler: ChannelInboundHandler {
         headers.reserveCapacity(response.headers.count + 2)
         headers.add(name: ":status", value: String(response.status))
         for (name, value) in response.headers {
-            // HTTP/2 field names are lowercase (RFC 9113 section 8.2.1).
-            headers.add(name: name.utf8.contains(where: { $0 >= 65 && $0 <= 90 }) ? name.lowercased() : name, value: value)
+            // HTTP/2 field names are lowercase (RFC 9113 section 8.2.1). Not entered in HPACK's dynamic table (RFC
+            // 7541 section 6.2.2): an answer's headers are mostly IDs that never come again (apns-id,
+            // apns-unique-id), and each entry cost a search of the table and an eviction at every answer.
+            headers.add(name: name.utf8.contains(where: { $0 >= 65 && $0 <= 90 }) ? name.lowercased() : name, value: value, indexing: .nonIndexable)
         }
         if let body = response.stream {
             // No length: DATA frames until the body ends or either side closes.
