@@ -116,6 +116,14 @@ bench-serve-memory: build deps-python
 	.build/release/nse-bench --journal-appends 200000 --journal-concurrency 100
 	$(MAKE) bench-serve-scale
 
+## Image pushes through `nse serve` (Benchmarks/serve_images.py): the batch's shared workload (1,000 pushes over 120
+## images on a loopback server) sent over h2c, with shared downloads and with --no-shared-downloads, in turns; how
+## long until every push is delivered and how many image requests were made. Not CI. SERVE_IMAGES_ARGS="--rounds 5".
+.PHONY: bench-serve-images
+bench-serve-images: build deps-python
+	@python3 -c "import PIL" 2>/dev/null || python3 -m pip install --quiet pillow
+	python3 Benchmarks/serve_images.py --nse $(NSE) $(SERVE_IMAGES_ARGS)
+
 ## `nse serve` beside a bare SwiftNIO server (the ceiling, Sources/nse-serve-ceiling) under h2load (nghttp2-client):
 ## APNs over one h2c connection with 100 streams, FCM over 64 HTTP/1.1 keep-alive connections; pushes/s, p50/p99 and
 ## the ratio, interleaved rounds, medians (Benchmarks/serve_bench.py; BENCH_SERVE_ARGS="--rounds 5 -n 50000"). Not CI.

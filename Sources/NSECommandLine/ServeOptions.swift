@@ -40,6 +40,9 @@ package struct ServeOptions: ParsableArguments {
     @Flag(name: .customLong("accept-any-token"), help: "Register an unknown APNs token as a default iPhone instead of answering BadDeviceToken.")
     package var acceptAnyToken = false
 
+    @Flag(name: .customLong("no-shared-downloads"), help: "Give every push its own image download, as each real phone makes; by default pushes delivered in one burst share each image's download and decode.")
+    package var noSharedDownloads = false
+
     @Option(name: .customLong("fcm-token-expiry-days"), help: ArgumentHelp("FCM expires a registration token inactive this many days (FCM's 270; 0: never).", valueName: "days"))
     package var fcmTokenExpiryDays: Int = 270
 

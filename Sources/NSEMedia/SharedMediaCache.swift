@@ -79,10 +79,21 @@ public final class SharedMediaCache: Sendable {
     /// cores (a 2-core machine decoded a corpus in 5.6 s through it, 3.7 s on two threads of its own).
     private let decoding = ExecutorLane(width: ProcessInfo.processInfo.activeProcessorCount)
 
+    /// Whether `directory` exists (made by `init(directory:)`, or by the first download).
+    private let directoryMade = Atomic(false)
+
     /// Keeps the cached files in `directory`, which is created if needed.
     public init(directory: URL) throws {
         self.directory = directory
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        directoryMade.store(true, ordering: .relaxed)
+    }
+
+    /// The same, with `directory` made at the first download: a cache that may download nothing (`nse serve` makes
+    /// one for each burst of pushes, most of them text) costs no file system call. A directory that cannot be made
+    /// fails each download as a file that cannot be saved.
+    package init(directoryMadeAtFirstDownload directory: URL) {
+        self.directory = directory
     }
 
     public var statistics: Statistics {
@@ -146,6 +157,10 @@ public final class SharedMediaCache: Sendable {
         var uncached = fetcher
         uncached.cache = nil
         return { [self, uncached] finish in
+            if !directoryMade.load(ordering: .relaxed) {
+                try? FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+                directoryMade.store(true, ordering: .relaxed)
+            }
             let file = directory.appending(path: "media-\(nextFile.add(1, ordering: .relaxed).newValue)")
             uncached.fetch(url, to: file, deadline: deadline, cancellations: cancellations, sizeLimit: sizeLimit) { result in
                 if case .failure = result { try? FileManager.default.removeItem(at: file) }

@@ -22,6 +22,9 @@ public final class NSEServer: Sendable {
         /// An unknown APNs token registers a default iPhone instead of BadDeviceToken.
         public var acceptAnyToken = false
         public var pipeline = PhonePipeline.Defaults()
+        /// Pushes delivered in one burst share each image's download and decode (`SharedDownloads`); false: every
+        /// push downloads its own, as each real phone does.
+        public var sharedDownloads = true
         /// Where devices' own extensions (`"extension": {"kind": "folder"}`) are built; nil: `nse extension`'s cache.
         public var extensionCache: URL?
         /// A connection idle this long (nothing read or written) is closed.
@@ -98,7 +101,9 @@ public final class NSEServer: Sendable {
         let state = try ServeState(
             devices: configuration.devices, dataDirectory: configuration.dataDirectory, clock: clock, fcmTokenExpiry: configuration.fcmTokenExpiry,
             retiredTokenLimit: configuration.retiredTokenLimit)
-        let deliveries = Deliveries(state: state, pipeline: PhonePipeline(defaults: configuration.pipeline, extensionCache: configuration.extensionCache))
+        let downloads = configuration.sharedDownloads ? SharedDownloads(root: configuration.dataDirectory.appending(path: "downloads", directoryHint: .isDirectory)) : nil
+        let deliveries = Deliveries(
+            state: state, pipeline: PhonePipeline(defaults: configuration.pipeline, extensionCache: configuration.extensionCache, downloads: downloads))
         let replayed = await state.replay()
         try await state.journalActivityStart()
         await state.checkpointEvery(checkpointBytes)
@@ -107,7 +112,7 @@ public final class NSEServer: Sendable {
             apns: APNsEndpoint(state: state, deliveries: deliveries, acceptAnyToken: configuration.acceptAnyToken, providerKeys: configuration.providerKeys, clock: { clock.now() },
                 tokenUpdates: configuration.providerTokenUpdateInterval.map { ProviderTokenUpdates(minimumInterval: $0) }),
             fcm: FCMEndpoint(state: state, deliveries: deliveries, tokens: try AccessTokens(dataDirectory: configuration.dataDirectory)),
-            control: ControlAPI(state: state, fileDevices: configuration.devices, clock: { clock.now() }, faults: Faults()),
+            control: ControlAPI(state: state, fileDevices: configuration.devices, clock: { clock.now() }, faults: Faults(), downloads: downloads),
             page: PhonesPage(state: state))
         let tls = try configuration.tlsPort.map { _ throws(ServeSetupError) in try Self.tlsContext(dataDirectory: configuration.dataDirectory) }
         let proxyCA = try configuration.proxy.map { _ throws(ServeSetupError) in try LocalCA.loadOrCreate(in: configuration.dataDirectory) }

@@ -36,6 +36,7 @@ struct NSEServeCommand: AsyncParsableCommand {
         configuration.port = options.port
         configuration.tlsPort = options.tlsPort
         configuration.acceptAnyToken = options.acceptAnyToken
+        configuration.sharedDownloads = !options.noSharedDownloads
         configuration.fcmTokenExpiry = options.fcmTokenExpiryDays == 0 ? nil : TimeInterval(options.fcmTokenExpiryDays) * 86400
         configuration.providerTokenUpdateInterval = options.providerTokenUpdates == 0 ? nil : TimeInterval(options.providerTokenUpdates) * 60
         configuration.maxConnections = options.maxConnections

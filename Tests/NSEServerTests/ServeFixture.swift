@@ -36,7 +36,7 @@ struct ServeFixture {
         devices: String = devicesJSON, acceptAnyToken: Bool = false, data: URL? = nil, tls: Bool = false,
         idleTimeout: Duration = .seconds(300), requestTimeout: Duration = .seconds(300), maxConnections: Int? = nil,
         proxy: ProxyOtherHosts? = nil, clock: @escaping @Sendable () -> Date = { Date() }, pipeline: PhonePipeline.Defaults? = nil,
-        retiredTokenLimit: Int? = nil
+        retiredTokenLimit: Int? = nil, sharedDownloads: Bool = true
     ) async throws -> ServeFixture {
         let folder = data ?? FileManager.default.temporaryDirectory.appendingPathComponent("nse-serve-test-\(UUID().uuidString)")
         if let data, !FileManager.default.fileExists(atPath: data.path) {
@@ -59,6 +59,7 @@ struct ServeFixture {
         configuration.requestTimeout = requestTimeout
         configuration.maxConnections = maxConnections
         if let retiredTokenLimit { configuration.retiredTokenLimit = retiredTokenLimit }
+        configuration.sharedDownloads = sharedDownloads
         return ServeFixture(server: try await NSEServer.start(configuration), data: folder)
     }
 

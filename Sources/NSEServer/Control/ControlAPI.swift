@@ -9,6 +9,8 @@ struct ControlAPI: Sendable {
     /// The server's clock (the emulator's, `state.clock`): an uninstall's time.
     let clock: @Sendable () -> Date
     let faults: Faults
+    /// The burst of shared downloads a clear ends; nil: none are shared.
+    var downloads: SharedDownloads? = nil
 
     static let prefix = "/emulator/v1/"
     /// The longest a `?settled=1` request waits for a device's pushes to finish: an extension's own budget is
@@ -53,6 +55,8 @@ struct ControlAPI: Sendable {
             } catch {
                 return Self.error(500, error.description)
             }
+            // The next test's pushes download their images afresh.
+            downloads?.end()
             return ServerResponse(status: 204)
         case (_, 1, "devices"), (_, 3, "devices"), (_, 1, "state"), (_, 1, "faults"), (_, 1, "events"):
             return Self.error(405, "\(request.method) is not allowed on \(request.path).")

@@ -24,12 +24,19 @@ public struct PhonePipeline: Sendable {
     let defaults: Defaults
     /// The apps' own extensions, built once each.
     let appExtensions: AppExtensions
+    /// The images a burst of pushes shares; nil: every push downloads its own.
+    let downloads: SharedDownloads?
 
     /// `extensionCache`: where apps' own extensions are built (`nse extension`'s cache: NSE_CACHE_DIR, else
     /// ~/.cache/nse, when nil).
     public init(defaults: Defaults, extensionCache: URL? = nil) {
+        self.init(defaults: defaults, extensionCache: extensionCache, downloads: nil)
+    }
+
+    init(defaults: Defaults, extensionCache: URL?, downloads: SharedDownloads?) {
         self.defaults = defaults
         appExtensions = AppExtensions(cacheRoot: extensionCache ?? ExtensionPackage.defaultCacheRoot())
+        self.downloads = downloads
     }
 
     /// The push iOS receives from an APNs request: its apns-* headers and its body, read as `nse process` reads an
@@ -90,21 +97,31 @@ public struct PhonePipeline: Sendable {
         let readAhead: Pipeline.ReadAhead?
         /// The pipeline that made `readAhead`, which its delivery runs.
         var pipeline: Pipeline? = nil
+        /// The push's place in the burst whose downloads `pipeline` shares, released when it is delivered.
+        var downloads: SharedDownloads.Lease? = nil
     }
 
     /// Checks `push` as `device`'s phone will when it is delivered.
     func check(_ push: ReceivedPush, for device: DeviceEntry) -> CheckedPush {
-        guard let pipeline = builtInPipeline(for: device) else {
+        let lease = downloads?.lease()
+        guard let pipeline = builtInPipeline(for: device, sharing: lease?.burst) else {
             return CheckedPush(push: push, diagnostics: Self.check(push, platform: device.platform), readAhead: nil)
         }
+        // Checking starts the image's download when the extension will want one (`Pipeline.readAhead`), into the
+        // burst's cache: a push queued behind others finds it done or under way.
         let readAhead = pipeline.readAhead(push)
-        return CheckedPush(push: push, diagnostics: readAhead.checks.diagnostics, readAhead: readAhead, pipeline: pipeline)
+        return CheckedPush(push: push, diagnostics: readAhead.checks.diagnostics, readAhead: readAhead, pipeline: pipeline, downloads: lease)
     }
 
     /// Runs a checked push through `device`'s phone as `nse process` does, saving attachments in `attachments`.
     /// The result is `nse process --format json`'s object for the push.
     func deliver(_ checked: CheckedPush, to device: DeviceEntry, input: String, attachments: URL?) async -> ProcessResult {
-        guard let pipeline = checked.pipeline ?? builtInPipeline(for: device) else {
+        // A push checked without a pipeline (a topic's devices past the first) joins the burst under way now. Its
+        // place is given up once the run is done, before its delivery is recorded: a test told every push is
+        // delivered (`?settled=1`) finds the next push in a new burst.
+        let lease = checked.pipeline == nil ? downloads?.lease() : checked.downloads
+        defer { lease?.release() }
+        guard let pipeline = checked.pipeline ?? builtInPipeline(for: device, sharing: lease?.burst) else {
             // Only a folder extension has no built-in pipeline, so its path is there.
             return await appExtensions.deliver(
                 checked.push, path: device.extension.path ?? "", defaults: defaults, platform: device.platform, attachments: attachments, input: input)
@@ -115,14 +132,15 @@ public struct PhonePipeline: Sendable {
         return await pipeline.run(checked.push, input: input, attachmentDirectory: attachments)
     }
 
-    /// The pipeline of a phone whose extension runs in this process (none, or a built-in SDK helper); nil for an
-    /// app's own extension, which runs in a process of its own (`AppExtensions`).
-    private func builtInPipeline(for device: DeviceEntry) -> Pipeline? {
+    /// The pipeline of a phone whose extension runs in this process (none, or a built-in SDK helper), its downloads
+    /// shared in `burst`; nil for an app's own extension, which runs in a process of its own (`AppExtensions`).
+    private func builtInPipeline(for device: DeviceEntry, sharing burst: SharedDownloads.Burst?) -> Pipeline? {
         if device.extension.kind == .folder, device.extension.path != nil { return nil }
         var pipeline = Pipeline(
             device: defaults.profile, changes: defaults.changes, hostMapping: defaults.hostMapping,
             sdk: device.sdkSelection ?? .auto)
         pipeline.platform = device.platform == .ios ? .ios : .android
+        pipeline.mediaCache = burst?.cache
         return pipeline
     }
 
