@@ -1,5 +1,5 @@
 import Foundation
-import NSEServer
+@testable import NSEServer
 import Testing
 
 /// Each APNs answer the emulator gives (device-behaviour.md section 8), sent by curl over HTTP/2 with prior
@@ -66,6 +66,20 @@ struct APNsEndpointTests {
         defer { Task { await fixture.stop() } }
         try await expectRefusal(apns(fixture, extra: ["-H", "host: api.push.apple.com"]), 400, "BadDeviceToken")
         try await expectRefusal(apns(fixture, token: ServeFixture.productionToken, extra: ["-H", "host: api.sandbox.push.apple.com"]), 400, "BadDeviceToken")
+    }
+
+    /// A backend names Apple's host in `:authority` as it likes: any case, with or without the port. Any other host
+    /// (the emulator's own address, a look-alike) names no environment, so each device's own applies.
+    @Test func theHostNamesTheEnvironmentWhateverItsCaseAndPort() {
+        #expect(APNsEndpoint.environment(host: "api.push.apple.com") == .production)
+        #expect(APNsEndpoint.environment(host: "API.Push.Apple.COM:443") == .production)
+        #expect(APNsEndpoint.environment(host: "api.sandbox.push.apple.com:2197") == .development)
+        #expect(APNsEndpoint.environment(host: "Api.Development.Push.Apple.Com") == .development)
+        #expect(APNsEndpoint.environment(host: "127.0.0.1:8085") == nil)
+        #expect(APNsEndpoint.environment(host: "api.push.apple.com.example") == nil)
+        #expect(APNsEndpoint.environment(host: "xapi.push.apple.com") == nil)
+        #expect(APNsEndpoint.environment(host: "") == nil)
+        #expect(APNsEndpoint.environment(host: nil) == nil)
     }
 
     @Test func acceptAnyTokenRegistersADefaultIPhone() async throws {

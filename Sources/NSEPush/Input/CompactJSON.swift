@@ -13,6 +13,10 @@ enum CompactJSON {
     }
 
     static func byteCount(of bytes: Data) -> Int {
+        bytes.withUnsafeBytes { byteCount(of: $0) }
+    }
+
+    private static func byteCount(of bytes: UnsafeRawBufferPointer) -> Int {
         var count = 0
         var inString = false
         var escaped = false

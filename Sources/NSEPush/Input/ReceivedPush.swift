@@ -132,7 +132,9 @@ public enum PushReader {
                 diagnostic: .error(.inputUnknownKind, "The file holds \(root.shortDescription), not a JSON object. A push is an object with `aps` (APNs) or `message` (FCM HTTP v1)."),
                 unreadable: false)
         }
-        if let message = FCMMessage(root: object) {
+        // A payload with `aps` and no `message` is no FCM message (`FCMMessage(root:)` says so too), and most pushes
+        // are such payloads: the message's fields are not made for them.
+        if object["message"] != nil || object["aps"] == nil, let message = FCMMessage(root: object) {
             return FCMResolver.resolveForIOS(message)
         }
         if let envelope = try envelope(object, bytes: bytes) {

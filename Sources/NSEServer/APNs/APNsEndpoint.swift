@@ -143,13 +143,17 @@ struct APNsEndpoint: Sendable {
     /// The environment a request's host names: Apple's sandbox or production host; nil for any other (localhost),
     /// where each device's own environment applies.
     static func environment(host: String?) -> DeviceEntry.APNsEnvironment? {
-        guard let host = host?.lowercased() else { return nil }
-        let name = host.split(separator: ":").first.map(String.init) ?? host
-        switch name {
-        case "api.sandbox.push.apple.com", "api.development.push.apple.com": return .development
-        case "api.push.apple.com": return .production
-        default: return nil
+        guard let host else { return nil }
+        // The name before any port, compared without regard to case and without a lowercased copy: every push asks.
+        let name = host.utf8.prefix { $0 != UInt8(ascii: ":") }
+        func isNamed(_ known: String) -> Bool {
+            name.elementsEqual(known.utf8) { byte, knownByte in
+                (byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") ? byte + 32 : byte) == knownByte
+            }
         }
+        if isNamed("api.sandbox.push.apple.com") || isNamed("api.development.push.apple.com") { return .development }
+        if isNamed("api.push.apple.com") { return .production }
+        return nil
     }
 
     /// The iPhone `--accept-any-token` registers for an unknown token: the request's app, default settings.

@@ -36,9 +36,33 @@ enum ServeIDs {
         var seconds = time_t(date.timeIntervalSince1970.rounded(.down))
         var parts = tm()
         guard gmtime_r(&seconds, &parts) != nil else { return ISO8601DateFormatter().string(from: date) }
-        func two(_ value: Int32) -> String { value < 10 ? "0\(value)" : "\(value)" }
         let year = Int(parts.tm_year) + 1900
-        let yearText = year >= 0 && year < 10_000 ? String(repeating: "0", count: 4 - String(year).count) + String(year) : String(year)
-        return "\(yearText)-\(two(parts.tm_mon + 1))-\(two(parts.tm_mday))T\(two(parts.tm_hour)):\(two(parts.tm_min)):\(two(parts.tm_sec))Z"
+        guard year >= 0, year < 10_000 else {
+            func two(_ value: Int32) -> String { value < 10 ? "0\(value)" : "\(value)" }
+            return "\(year)-\(two(parts.tm_mon + 1))-\(two(parts.tm_mday))T\(two(parts.tm_hour)):\(two(parts.tm_min)):\(two(parts.tm_sec))Z"
+        }
+        // Every field has its fixed width: the 20 bytes written in place, no string made for each part.
+        return String(unsafeUninitializedCapacity: 20) { buffer in
+            func put(_ value: Int, digits: Int, at start: Int) {
+                var rest = value
+                for index in stride(from: start + digits - 1, through: start, by: -1) {
+                    buffer[index] = UInt8(ascii: "0") + UInt8(rest % 10)
+                    rest /= 10
+                }
+            }
+            put(year, digits: 4, at: 0)
+            put(Int(parts.tm_mon) + 1, digits: 2, at: 5)
+            put(Int(parts.tm_mday), digits: 2, at: 8)
+            put(Int(parts.tm_hour), digits: 2, at: 11)
+            put(Int(parts.tm_min), digits: 2, at: 14)
+            put(Int(parts.tm_sec), digits: 2, at: 17)
+            buffer[4] = UInt8(ascii: "-")
+            buffer[7] = UInt8(ascii: "-")
+            buffer[10] = UInt8(ascii: "T")
+            buffer[13] = UInt8(ascii: ":")
+            buffer[16] = UInt8(ascii: ":")
+            buffer[19] = UInt8(ascii: "Z")
+            return 20
+        }
     }
 }
