@@ -103,44 +103,44 @@ public struct PhonePipeline: Sendable {
 
     /// Checks `push` as `device`'s phone will when it is delivered.
     func check(_ push: ReceivedPush, for device: DeviceEntry) -> CheckedPush {
-        let lease = downloads?.lease()
-        guard let pipeline = builtInPipeline(for: device, sharing: lease?.burst) else {
+        guard let pipeline = builtInPipeline(for: device) else {
             return CheckedPush(push: push, diagnostics: Self.check(push, platform: device.platform), readAhead: nil)
         }
-        // Checking starts the image's download when the extension will want one (`Pipeline.readAhead`), into the
-        // burst's cache: a push queued behind others finds it done or under way.
+        // Checked without the burst's cache, so checking starts no download (`Pipeline.readAhead` would start the
+        // image's, for every push accepted, however many): the deliveries download, 32 at most at once.
         let readAhead = pipeline.readAhead(push)
-        return CheckedPush(push: push, diagnostics: readAhead.checks.diagnostics, readAhead: readAhead, pipeline: pipeline, downloads: lease)
+        return CheckedPush(
+            push: push, diagnostics: readAhead.checks.diagnostics, readAhead: readAhead, pipeline: pipeline, downloads: downloads?.lease())
     }
 
     /// Runs a checked push through `device`'s phone as `nse process` does, saving attachments in `attachments`.
     /// The result is `nse process --format json`'s object for the push.
     func deliver(_ checked: CheckedPush, to device: DeviceEntry, input: String, attachments: URL?) async -> ProcessResult {
-        // A push checked without a pipeline (a topic's devices past the first) joins the burst under way now. Its
-        // place is given up once the run is done, before its delivery is recorded: a test told every push is
-        // delivered (`?settled=1`) finds the next push in a new burst.
-        let lease = checked.pipeline == nil ? downloads?.lease() : checked.downloads
+        // The push's place in its burst (taken when it was checked, or now for a push checked without this pipeline)
+        // is given up once the run is done, before its delivery is recorded: a test told every push is delivered
+        // (`?settled=1`) finds its next push in a new burst.
+        let lease = checked.downloads ?? downloads?.lease()
         defer { lease?.release() }
-        guard let pipeline = checked.pipeline ?? builtInPipeline(for: device, sharing: lease?.burst) else {
+        guard var pipeline = checked.pipeline ?? builtInPipeline(for: device) else {
             // Only a folder extension has no built-in pipeline, so its path is there.
             return await appExtensions.deliver(
                 checked.push, path: device.extension.path ?? "", defaults: defaults, platform: device.platform, attachments: attachments, input: input)
         }
+        pipeline.mediaCache = lease?.burst.cache
         if let readAhead = checked.readAhead {
             return await pipeline.run(readAhead, input: input, attachmentDirectory: attachments)
         }
         return await pipeline.run(checked.push, input: input, attachmentDirectory: attachments)
     }
 
-    /// The pipeline of a phone whose extension runs in this process (none, or a built-in SDK helper), its downloads
-    /// shared in `burst`; nil for an app's own extension, which runs in a process of its own (`AppExtensions`).
-    private func builtInPipeline(for device: DeviceEntry, sharing burst: SharedDownloads.Burst?) -> Pipeline? {
+    /// The pipeline of a phone whose extension runs in this process (none, or a built-in SDK helper); nil for an
+    /// app's own extension, which runs in a process of its own (`AppExtensions`).
+    private func builtInPipeline(for device: DeviceEntry) -> Pipeline? {
         if device.extension.kind == .folder, device.extension.path != nil { return nil }
         var pipeline = Pipeline(
             device: defaults.profile, changes: defaults.changes, hostMapping: defaults.hostMapping,
             sdk: device.sdkSelection ?? .auto)
         pipeline.platform = device.platform == .ios ? .ios : .android
-        pipeline.mediaCache = burst?.cache
         return pipeline
     }
 
