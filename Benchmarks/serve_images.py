@@ -17,6 +17,7 @@ import argparse
 import http.server
 import json
 import os
+import shutil
 import statistics
 import sys
 import tempfile
@@ -192,6 +193,8 @@ def main() -> None:
             finally:
                 nse.terminate()
                 nse.wait()
+                # Each run's journal and attachments (a copy or link of every push's image): gone before the next.
+                shutil.rmtree(data, ignore_errors=True)
             results[variant].append(figures)
             print(f"round {round_number} {variant:6} answered in {figures['answered']:5.2f} s, all delivered after {figures['delivered']:5.2f} s"
                   f" ({options.pushes / figures['delivered']:6.0f} pushes/s), {figures['requests']:4} image requests,"
@@ -205,6 +208,7 @@ def main() -> None:
               f" answered in {statistics.median(r['answered'] for r in rows):.2f} s,"
               f" {statistics.median(r['requests'] for r in rows):.0f} image requests, {statistics.median(r['shown'] for r in rows):.0f} shown,"
               f" server cpu {statistics.median(r['cpu'] for r in rows):.2f} s")
+    shutil.rmtree(folder, ignore_errors=True)
 
 
 if __name__ == "__main__":
