@@ -49,12 +49,19 @@ struct SharedDownloadsTests {
             gate.open()
         }
 
+        /// Opens the gate first: a test that failed before opening it must not leave an answer waiting, which the
+        /// server's stop would wait for.
+        func stop() {
+            gate.open()
+            server.stop()
+        }
+
         var imageRequests: Int { server.requests.filter { $0.path == "/gift-card.jpg" }.count }
     }
 
     @Test func pushesToTwoPhonesInOneBurstShareOneDownloadAndTheNextBurstDownloadsAfresh() async throws {
         let media = try HeldImageServer()
-        defer { media.server.stop() }
+        defer { media.stop() }
         let fixture = try await ServeFixture.start(
             pipeline: PhonePipeline.Defaults(hostMapping: MediaHostMapping(origin: try #require(URL(string: media.server.baseURL)))))
         defer { Task { await fixture.stop() } }
@@ -82,7 +89,7 @@ struct SharedDownloadsTests {
 
     @Test func withoutSharingEveryPushDownloadsItsOwnImage() async throws {
         let media = try HeldImageServer()
-        defer { media.server.stop() }
+        defer { media.stop() }
         let fixture = try await ServeFixture.start(
             pipeline: PhonePipeline.Defaults(hostMapping: MediaHostMapping(origin: try #require(URL(string: media.server.baseURL)))),
             sharedDownloads: false)
