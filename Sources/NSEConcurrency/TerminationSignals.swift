@@ -65,6 +65,11 @@ public enum TerminationSignals {
         kept.forEach(handler)
     }
 
+    /// Catches the signals from now on and drops them: the program is ending on its own and must not be cut short.
+    public static func ignore() {
+        handle { _ in }
+    }
+
     /// Unblocks the signals on the calling thread.
     private static func unblock() {
         var caught = sigset_t()

@@ -157,7 +157,7 @@ final class Interruption: Sendable {
 
     /// Signals from now on are ignored: the batch is over and its reports are being written.
     func stopListening() {
-        TerminationSignals.handle { _ in }
+        TerminationSignals.ignore()
     }
 }
 

@@ -171,8 +171,7 @@ private final class SignalRelay: Sendable {
             if state.workers.isEmpty { state.unsent.append(number) }
             return state.workers
         }
-        // ChildProcess never signals a worker it has reaped, whose process ID may be another's by now.
-        for worker in workers { worker.signal(number) }
+        Self.send([number], to: workers)
     }
 
     /// The workers that now hear the signals; any received meanwhile are passed on to them at once.
@@ -183,11 +182,18 @@ private final class SignalRelay: Sendable {
             defer { state.unsent.removeAll() }
             return state.unsent
         }
-        for number in unsent { for worker in workers { worker.signal(number) } }
+        Self.send(unsent, to: workers)
+    }
+
+    private static func send(_ numbers: [Int32], to workers: [ChildProcess]) {
+        // ChildProcess never signals a worker it has reaped, whose process ID may be another's by now.
+        for number in numbers {
+            for worker in workers { worker.signal(number) }
+        }
     }
 
     /// Signals from now on are ignored: the batch is over.
     func stop() {
-        TerminationSignals.handle { _ in }
+        TerminationSignals.ignore()
     }
 }

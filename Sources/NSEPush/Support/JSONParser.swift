@@ -138,28 +138,23 @@ struct JSONParser {
         var run = index
         // JSON text is UTF-8 (RFC 8259, 8.1): a string with bytes that are not is refused, as a strict parser
         // (APNs', iOS's JSONSerialization) refuses it, rather than read with U+FFFD in their place.
-        func flush(_ parser: JSONParser, upTo end: Int) throws(SyntaxError) {
+        func text(_ parser: JSONParser, upTo end: Int) throws(SyntaxError) -> String {
             guard let text = String(validating: parser.bytes[run..<end], as: UTF8.self) else {
                 throw parser.error("a string that is not valid UTF-8; JSON text must be UTF-8")
             }
-            scalars.append(contentsOf: text.unicodeScalars)
+            return text
         }
         while let byte = current {
             switch byte {
             case UInt8(ascii: "\""):
-                if scalars.isEmpty {
-                    // No escape before the end (nearly every string): the text is the run itself, made once.
-                    guard let text = String(validating: bytes[run..<index], as: UTF8.self) else {
-                        throw error("a string that is not valid UTF-8; JSON text must be UTF-8")
-                    }
-                    index += 1
-                    return text
-                }
-                try flush(self, upTo: index)
+                let last = try text(self, upTo: index)
                 index += 1
+                // No escape before the end (nearly every string): the text is the run itself, made once.
+                guard !scalars.isEmpty else { return last }
+                scalars.append(contentsOf: last.unicodeScalars)
                 return String(scalars)
             case UInt8(ascii: "\\"):
-                try flush(self, upTo: index)
+                scalars.append(contentsOf: try text(self, upTo: index).unicodeScalars)
                 index += 1
                 scalars.append(try parseEscape())
                 run = index
